@@ -1,0 +1,12 @@
+// The one place where exceptions become SPEC.md's exit codes.
+#pragma once
+
+#include <functional>
+
+namespace nmt::cli {
+
+// Runs `body`, turning any exception into one message on stderr and an exit
+// code (2 usage/config, 3 data/vocab/model/checkpoint, 1 anything else).
+int run_main(const char* program, const std::function<int()>& body);
+
+}  // namespace nmt::cli

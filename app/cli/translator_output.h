@@ -1,0 +1,31 @@
+// Where translations go: standard output, or a file that appears only when
+// complete (written to a temporary file beside it, renamed on commit; removed
+// when the run fails), so no partial output is ever left looking finished.
+#pragma once
+
+#include <fstream>
+#include <ostream>
+#include <string>
+
+namespace nmt::cli {
+
+class TranslationOutput {
+ public:
+  // Empty path: standard output. Otherwise creates PATH.tmp.PID; an error
+  // (exit 1) naming the path when it cannot be created.
+  explicit TranslationOutput(const std::string& path);
+  ~TranslationOutput();  // removes the temporary file unless committed
+  TranslationOutput(const TranslationOutput&) = delete;
+  TranslationOutput& operator=(const TranslationOutput&) = delete;
+
+  std::ostream& stream();
+  // Flushes; for a file: syncs it to disk and renames it into place.
+  void commit();
+
+ private:
+  std::string path_, tmp_;
+  std::ofstream file_;
+  bool committed_ = false;
+};
+
+}  // namespace nmt::cli

@@ -1,0 +1,95 @@
+#include "model/attention_svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+namespace nmt::model {
+namespace {
+
+constexpr int kCell = 26;        // pixels per cell
+constexpr int kCharWidth = 8;    // rough width of one label character at font-size 13
+constexpr int kPad = 10;
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Characters, not bytes: UTF-8 continuation bytes do not count.
+size_t display_length(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+size_t longest(const std::vector<std::string>& labels) {
+  size_t n = 0;
+  for (const auto& l : labels) n = std::max(n, display_length(l));
+  return n;
+}
+
+// White (0) to dark blue (1).
+std::string colour(float w) {
+  const double x = std::clamp(static_cast<double>(w), 0.0, 1.0);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "rgb(%d,%d,%d)", static_cast<int>(std::lround(255 - 247 * x)),
+                static_cast<int>(std::lround(255 - 207 * x)), static_cast<int>(std::lround(255 - 148 * x)));
+  return buf;
+}
+
+void check_shape(const AttentionPicture& p) {
+  if (p.weights.size() != p.target_labels.size()) throw std::invalid_argument("attention rows != target labels");
+  for (const auto& row : p.weights) {
+    if (row.size() != p.source_labels.size()) throw std::invalid_argument("attention columns != source labels");
+  }
+}
+
+}  // namespace
+
+std::string attention_svg(const AttentionPicture& p) {
+  check_shape(p);
+  const int left = kPad + static_cast<int>(longest(p.target_labels)) * kCharWidth + kPad;
+  // Column labels are rotated by -60 degrees: their height is about sin(60) * length.
+  const int top = 30 + static_cast<int>(longest(p.source_labels) * kCharWidth * 0.87) + kPad;
+  const int cols = static_cast<int>(p.source_labels.size()), rows = static_cast<int>(p.target_labels.size());
+  const int width = left + cols * kCell + 3 * kPad, height = top + rows * kCell + kPad;
+  std::ostringstream svg;
+  svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << width << ' ' << height << "\" font-family=\"sans-serif\" font-size=\"13\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<text x=\"" << kPad << "\" y=\"18\" font-weight=\"bold\">" << escape(p.title) << "</text>\n";
+  for (int c = 0; c < cols; ++c) {
+    const int x = left + c * kCell + kCell / 2, y = top - 6;
+    svg << "<text x=\"" << x << "\" y=\"" << y << "\" transform=\"rotate(-60 " << x << ' ' << y << ")\">"
+        << escape(p.source_labels[c]) << "</text>\n";
+  }
+  for (int r = 0; r < rows; ++r) {
+    const int y = top + r * kCell;
+    svg << "<text x=\"" << left - kPad / 2 << "\" y=\"" << y + kCell / 2 + 4 << "\" text-anchor=\"end\">"
+        << escape(p.target_labels[r]) << "</text>\n";
+    for (int c = 0; c < cols; ++c) {
+      char value[16];
+      std::snprintf(value, sizeof value, "%.3f", p.weights[r][c]);
+      svg << "<rect x=\"" << left + c * kCell << "\" y=\"" << y << "\" width=\"" << kCell << "\" height=\"" << kCell
+          << "\" fill=\"" << colour(p.weights[r][c]) << "\" stroke=\"#ddd\"><title>"
+          << escape(p.target_labels[r]) << " / " << escape(p.source_labels[c]) << ": " << value
+          << "</title></rect>\n";
+    }
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace nmt::model

@@ -1,0 +1,117 @@
+#include "model/checkpoint.h"
+
+#include <zlib.h>
+
+#include <cstring>
+
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace nmt::model {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kMagic[] = "NMTCKPT\n";
+constexpr size_t kMagicSize = 8;
+
+uint32_t crc_of(const std::string& bytes) {
+  return static_cast<uint32_t>(::crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()),
+                                       static_cast<uInt>(bytes.size())));
+}
+
+std::string tensors_to_bytes(const std::vector<torch::Tensor>& tensors) {
+  StateDict d;
+  for (size_t i = 0; i < tensors.size(); ++i) d[std::to_string(i)] = tensors[i];
+  return state_dict_to_bytes(d);
+}
+
+std::vector<torch::Tensor> tensors_from_bytes(const std::string& bytes, const std::string& origin) {
+  StateDict d = state_dict_from_bytes(bytes, origin);
+  std::vector<torch::Tensor> out(d.size());
+  for (auto& [key, t] : d) out.at(std::stoul(key)) = t;
+  return out;
+}
+
+[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
+  throw DataError("Checkpoint " + path + " is corrupt or truncated (" + why + "); use another checkpoint.");
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const Checkpoint& c) {
+  const std::vector<std::pair<std::string, std::string>> sections = {
+      {"weights", state_dict_to_bytes(c.weights)}, {"optimizer", c.optimizer}, {"rng", tensors_to_bytes(c.rng)}};
+  json header;
+  header["format_version"] = kCheckpointFormatVersion;
+  header["config"] = c.config;
+  header["state"] = c.state;
+  for (const auto& [name, bytes] : sections) {
+    header["sections"].push_back({{"name", name}, {"size", bytes.size()}, {"crc32", crc_of(bytes)}});
+  }
+  header["header_crc32"] = crc_of(header.dump());
+  const std::string head = header.dump();
+  std::string out(kMagic, kMagicSize);
+  uint64_t n = head.size();
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  out += head;
+  for (const auto& section : sections) out += section.second;
+  write_file_atomically(path, out);
+}
+
+Checkpoint load_checkpoint(const std::string& path) {
+  const std::string bytes = read_file_bytes(path);
+  if (bytes.size() < kMagicSize + 8 || bytes.compare(0, kMagicSize, kMagic) != 0) {
+    throw DataError("File " + path + " is not a checkpoint of this program (wrong magic bytes).");
+  }
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[kMagicSize + i])) << (8 * i);
+  size_t pos = kMagicSize + 8;
+  if (n > bytes.size() - pos) corrupt(path, "header runs past the end of the file");
+  json header;
+  try {
+    header = json::parse(bytes.substr(pos, n));
+  } catch (const json::exception&) {
+    corrupt(path, "unreadable header");
+  }
+  pos += n;
+  const int version = header.value("format_version", 0);
+  if (version > kCheckpointFormatVersion) {
+    throw DataError("Checkpoint " + path + " has format version " + std::to_string(version) +
+                    ", newer than this program understands (" + std::to_string(kCheckpointFormatVersion) +
+                    "); upgrade the trainer/translator to read it.");
+  }
+  const uint32_t header_crc = header.value("header_crc32", uint32_t{0});
+  header.erase("header_crc32");
+  if (crc_of(header.dump()) != header_crc) corrupt(path, "header checksum mismatch");
+
+  Checkpoint c;
+  c.config = header["config"];
+  c.state = header["state"];
+  for (const auto& s : header["sections"]) {
+    const std::string name = s.at("name");
+    const size_t size = s.at("size");
+    if (size > bytes.size() - pos) corrupt(path, "section '" + name + "' runs past the end of the file");
+    std::string payload = bytes.substr(pos, size);
+    pos += size;
+    if (crc_of(payload) != s.at("crc32").get<uint32_t>()) corrupt(path, "checksum mismatch in '" + name + "'");
+    if (name == "weights") c.weights = state_dict_from_bytes(payload, path);
+    else if (name == "optimizer") c.optimizer = std::move(payload);
+    else if (name == "rng") c.rng = tensors_from_bytes(payload, path);
+  }
+  if (pos != bytes.size()) corrupt(path, "trailing bytes after the last section");
+  if (c.weights.empty()) corrupt(path, "no weights");
+  return c;
+}
+
+bool checkpoint_is_intact(const std::string& path, std::string* reason) {
+  try {
+    load_checkpoint(path);
+    return true;
+  } catch (const std::exception& e) {
+    if (reason) *reason = e.what();
+    return false;
+  }
+}
+
+}  // namespace nmt::model

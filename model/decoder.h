@@ -1,0 +1,43 @@
+// Embedding, a stack of decoder layers and the output projection `linear`
+// (d_model -> target vocabulary). With Pre-LN a final LayerNorm `norm`.
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/attention_cache.h"
+#include "model/decoder_layer.h"
+#include "model/output_projection.h"
+#include "model/transformer_embedding.h"
+
+namespace nmt::model {
+
+struct DecoderOptions {
+  EmbeddingOptions embedding;
+  LayerOptions layer;
+  int64_t n_layers = 0;
+  bool tie_output = false;  // `linear` reuses the token embedding table
+};
+
+class DecoderImpl : public torch::nn::Module {
+ public:
+  explicit DecoderImpl(const DecoderOptions& options, TokenEmbedding shared_embedding = nullptr);
+
+  // trg [batch, trg_len] ids, enc [batch, src_len, d_model] -> logits [batch, trg_len, vocab]
+  torch::Tensor forward(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& trg_mask,
+                        const torch::Tensor& src_mask);
+
+  // Incremental: trg holds the positions after cache.length [batch, new];
+  // returns logits for them [batch, new, vocab] and extends the cache.
+  torch::Tensor forward_cached(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& src_mask,
+                               DecoderCache& cache);
+
+  TransformerEmbedding emb{nullptr};
+  torch::nn::ModuleList layers{nullptr};
+  LayerNorm norm{nullptr};  // Pre-LN only
+  OutputProjection linear{nullptr};
+};
+TORCH_MODULE(Decoder);
+
+}  // namespace nmt::model

@@ -1,0 +1,64 @@
+#include "model/greedy_search.h"
+
+#include <numeric>
+
+#include <torch/torch.h>
+
+#include "model/length_penalty.h"
+#include "model/search_step.h"
+
+namespace nmt::model {
+namespace {
+
+Hypothesis finish(const torch::Tensor& prefix, double log_prob, double alpha) {
+  // prefix: bos, then the tokens generated before eos.
+  Hypothesis h;
+  const auto body = prefix.narrow(0, 1, prefix.size(0) - 1).contiguous();
+  h.tokens.assign(body.data_ptr<int64_t>(), body.data_ptr<int64_t>() + body.numel());
+  h.log_prob = log_prob;
+  h.score = normalized_score(log_prob, static_cast<int64_t>(h.tokens.size()) + 1, alpha);
+  return h;
+}
+
+}  // namespace
+
+std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
+                                      const SearchIds& ids, double alpha) {
+  const auto n = static_cast<int64_t>(max_lengths.size());
+  std::vector<Hypothesis> out(n);
+  std::vector<int64_t> live(n);  // sentence of each scorer row
+  std::iota(live.begin(), live.end(), 0);
+  std::vector<double> sum(n, 0.0);
+  auto prefixes = torch::full({n, 1}, ids.bos, torch::kLong);
+  for (int64_t t = 0; !live.empty(); ++t) {
+    auto log_probs = scorer.next_log_probs(prefixes);
+    std::vector<bool> force_eos(live.size());
+    for (size_t r = 0; r < live.size(); ++r) force_eos[r] = t + 1 >= max_lengths[live[r]];
+    restrict_next_tokens(log_probs, ids, force_eos);
+    auto [best, arg] = log_probs.max(1);
+    best = best.to(torch::kCPU, torch::kDouble);
+    arg = arg.to(torch::kCPU, torch::kLong);
+    const auto best_a = best.accessor<double, 1>();
+    const auto arg_a = arg.accessor<int64_t, 1>();
+    std::vector<int64_t> keep_rows, keep_tokens, next_live;
+    for (size_t r = 0; r < live.size(); ++r) {
+      const int64_t s = live[r];
+      sum[s] += best_a[r];
+      if (arg_a[r] == ids.eos) {
+        out[s] = finish(prefixes[r], sum[s], alpha);
+      } else {
+        keep_rows.push_back(static_cast<int64_t>(r));
+        keep_tokens.push_back(arg_a[r]);
+        next_live.push_back(s);
+      }
+    }
+    if (next_live.empty()) break;
+    // Finished sentences stop costing compute.
+    if (next_live.size() < live.size()) scorer.select_rows(index_tensor(keep_rows));
+    prefixes = extend_prefixes(prefixes, keep_rows, keep_tokens);
+    live = std::move(next_live);
+  }
+  return out;
+}
+
+}  // namespace nmt::model

@@ -1,0 +1,20 @@
+// Greedy decoding: the most probable token at every step, one row per
+// sentence; a sentence leaves the batch (and the scorer's cache) when it
+// produces eos or reaches its length limit.
+#pragma once
+
+#include <vector>
+
+#include "model/hypothesis.h"
+#include "model/search_options.h"
+#include "model/step_scorer.h"
+
+namespace nmt::model {
+
+// `scorer` holds one row per sentence; max_lengths[i] is sentence i's output
+// limit in tokens, eos included (see max_output_length). `alpha` only affects
+// the reported score. Returns one hypothesis per sentence, in order.
+std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
+                                      const SearchIds& ids, double alpha);
+
+}  // namespace nmt::model

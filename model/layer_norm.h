@@ -1,0 +1,24 @@
+// The reference's own LayerNorm: biased variance, eps 1e-12, parameters named
+// gamma and beta (not weight/bias), which is what its state_dict keys use.
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+namespace nmt::model {
+
+class LayerNormImpl : public torch::nn::Module {
+ public:
+  explicit LayerNormImpl(int64_t d_model, double eps = 1e-12);
+
+  // [batch, len, d_model] -> [batch, len, d_model]
+  torch::Tensor forward(const torch::Tensor& x);
+
+  torch::Tensor gamma, beta;
+
+ private:
+  double eps_;
+};
+TORCH_MODULE(LayerNorm);
+
+}  // namespace nmt::model

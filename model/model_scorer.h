@@ -1,0 +1,30 @@
+// The Transformer as a StepScorer for one batch of sources: encodes them once,
+// then scores prefixes either incrementally (key/value cache, one new position
+// per step) or by recomputing the whole prefix (the reference path).
+#pragma once
+
+#include "model/attention_cache.h"
+#include "model/step_scorer.h"
+#include "model/transformer.h"
+
+namespace nmt::model {
+
+class ModelScorer : public StepScorer {
+ public:
+  // src: [batch, src_len] ids, sos/eos-wrapped and padded with the model's
+  // src_pad_idx; moved to the model's device. Rows start as one per sentence.
+  // The model should be in eval mode and the caller under a NoGradGuard.
+  ModelScorer(TransformerImpl& model, const torch::Tensor& src, bool cached);
+
+  torch::Tensor next_log_probs(const torch::Tensor& prefixes) override;
+  void select_rows(const torch::Tensor& index) override;
+
+ private:
+  TransformerImpl& model_;
+  bool cached_;
+  torch::Device device_;
+  torch::Tensor enc_, src_mask_;  // per live row
+  DecoderCache cache_;
+};
+
+}  // namespace nmt::model

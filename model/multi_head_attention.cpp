@@ -1,0 +1,75 @@
+#include "model/multi_head_attention.h"
+
+#include <torch/torch.h>
+
+namespace nmt::model {
+
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t n_head) : n_head_(n_head) {
+  TORCH_CHECK(d_model % n_head == 0, "d_model ", d_model, " is not divisible by n_head ", n_head);
+  attention = register_module("attention", ScaleDotProductAttention());
+  w_q = register_module("w_q", torch::nn::Linear(d_model, d_model));
+  w_k = register_module("w_k", torch::nn::Linear(d_model, d_model));
+  w_v = register_module("w_v", torch::nn::Linear(d_model, d_model));
+  w_concat = register_module("w_concat", torch::nn::Linear(d_model, d_model));
+}
+
+torch::Tensor MultiHeadAttentionImpl::split(const torch::Tensor& x) const {
+  TORCH_CHECK(x.dim() == 3, "expected [batch, len, d_model], got ", x.sizes());
+  const int64_t d_head = x.size(2) / n_head_;
+  return x.view({x.size(0), x.size(1), n_head_, d_head}).transpose(1, 2);
+}
+
+torch::Tensor MultiHeadAttentionImpl::concat(const torch::Tensor& x) const {
+  return x.transpose(1, 2).contiguous().view({x.size(0), x.size(2), x.size(1) * x.size(3)});
+}
+
+torch::Tensor MultiHeadAttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                             const torch::Tensor& mask) {
+  auto [out, weights] = attention(q, k, v, mask);
+  if (keep_attention_) last_attention_ = weights.detach();
+  return w_concat(concat(out));
+}
+
+torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                              const torch::Tensor& mask) {
+  // [batch, len_q, d_model]
+  return attend(split(w_q(q)), split(w_k(k)), split(w_v(v)), mask);
+}
+
+torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x, AttentionCache& cache,
+                                                          const torch::Tensor& mask) {
+  // [batch, new, d_model]
+  auto k = split(w_k(x));
+  auto v = split(w_v(x));
+  if (!cache.empty()) {
+    k = torch::cat({cache.k, k}, 2);
+    v = torch::cat({cache.v, v}, 2);
+  }
+  cache.k = k;
+  cache.v = v;
+  return attend(split(w_q(x)), k, v, mask);
+}
+
+torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory,
+                                                            AttentionCache& cache, const torch::Tensor& mask) {
+  // [batch, len_q, d_model]
+  if (cache.empty()) {
+    cache.k = split(w_k(memory));
+    cache.v = split(w_v(memory));
+  }
+  return attend(split(w_q(q)), cache.k, cache.v, mask);
+}
+
+void DecoderCache::select_rows(const torch::Tensor& index) {
+  auto pick = [&](AttentionCache& c) {
+    if (c.empty()) return;
+    c.k = c.k.index_select(0, index);
+    c.v = c.v.index_select(0, index);
+  };
+  for (auto& layer : layers) {
+    pick(layer.self_attention);
+    pick(layer.enc_dec);
+  }
+}
+
+}  // namespace nmt::model

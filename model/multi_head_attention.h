@@ -1,0 +1,51 @@
+// Multi-head attention with the reference's parameter names (w_q, w_k, w_v,
+// w_concat) and an incremental path that reuses cached keys and values.
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/attention_cache.h"
+#include "model/scale_dot_product_attention.h"
+
+namespace nmt::model {
+
+class MultiHeadAttentionImpl : public torch::nn::Module {
+ public:
+  MultiHeadAttentionImpl(int64_t d_model, int64_t n_head);
+
+  // q [batch, len_q, d_model], k/v [batch, len_k, d_model] -> [batch, len_q, d_model]
+  torch::Tensor forward(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                        const torch::Tensor& mask);
+
+  // Self-attention for new positions x [batch, new, d_model]: their keys and
+  // values are appended to `cache`; `mask` hides keys as in forward (may be undefined
+  // when one position is added, since causality then holds by construction).
+  torch::Tensor forward_self_cached(const torch::Tensor& x, AttentionCache& cache, const torch::Tensor& mask);
+
+  // Attention to a fixed memory (the encoder output): its keys and values are
+  // projected on the first call and reused afterwards. q [batch, len_q, d_model].
+  torch::Tensor forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory, AttentionCache& cache,
+                                      const torch::Tensor& mask);
+
+  // When on, the weights of the latest call are kept: [batch, head, len_q, len_k].
+  void set_keep_attention(bool keep) { keep_attention_ = keep; }
+  const torch::Tensor& last_attention() const { return last_attention_; }
+
+  torch::nn::Linear w_q{nullptr}, w_k{nullptr}, w_v{nullptr}, w_concat{nullptr};
+  ScaleDotProductAttention attention{nullptr};
+
+ private:
+  torch::Tensor split(const torch::Tensor& x) const;   // [b, l, d] -> [b, h, l, d/h]
+  torch::Tensor concat(const torch::Tensor& x) const;  // [b, h, l, d/h] -> [b, l, d]
+  torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                       const torch::Tensor& mask);
+
+  int64_t n_head_;
+  bool keep_attention_ = false;
+  torch::Tensor last_attention_;
+};
+TORCH_MODULE(MultiHeadAttention);
+
+}  // namespace nmt::model

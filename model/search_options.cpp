@@ -1,0 +1,37 @@
+#include "model/search_options.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "util/error.h"
+
+namespace nmt::model {
+
+void SearchOptions::validate() const {
+  if (beam < 1) throw UsageError("--beam must be at least 1 (got " + std::to_string(beam) + ").");
+  if (nbest < 1) throw UsageError("--nbest must be at least 1 (got " + std::to_string(nbest) + ").");
+  if (nbest > beam) {
+    throw UsageError("--nbest " + std::to_string(nbest) + " needs a beam at least as wide; use --beam " +
+                     std::to_string(nbest) + " or more (got --beam " + std::to_string(beam) + ").");
+  }
+  if (!std::isfinite(length_penalty) || length_penalty < 0) {
+    throw UsageError("--length-penalty must be a non-negative number (got " + std::to_string(length_penalty) + ").");
+  }
+  if (!std::isfinite(max_len_a) || max_len_a < 0) {
+    throw UsageError("--max-len-a must be a non-negative number (got " + std::to_string(max_len_a) + ").");
+  }
+  if (max_len_b < 0) throw UsageError("--max-len-b must not be negative (got " + std::to_string(max_len_b) + ").");
+  if (max_len_a == 0 && max_len_b == 0) {
+    throw UsageError("--max-len-a 0 with --max-len-b 0 allows no output at all.");
+  }
+}
+
+int64_t max_output_length(int64_t source_tokens, const SearchOptions& options, int64_t model_max_len) {
+  const double limit = std::floor(options.max_len_a * static_cast<double>(source_tokens)) +
+                       static_cast<double>(options.max_len_b);
+  const double capped = std::min(limit, static_cast<double>(model_max_len));
+  return std::max<int64_t>(1, static_cast<int64_t>(capped));
+}
+
+}  // namespace nmt::model

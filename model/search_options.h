@@ -1,0 +1,41 @@
+// How a translation is searched for: beam width, n-best, length penalty and
+// the output length limit. Shared by greedy and beam search and the translator.
+#pragma once
+
+#include <cstdint>
+
+namespace nmt::model {
+
+struct SearchOptions {
+  int64_t beam = 4;              // 1: greedy decoding
+  int64_t nbest = 1;             // hypotheses returned per sentence, at most `beam`
+  // GNMT length penalty alpha (Wu et al. 2016): scores are divided by
+  // ((5 + length) / 6)^alpha. 0.6 is the value the GNMT paper tuned and what
+  // Marian and OpenNMT users are used to; 0 ranks by plain sum of log-probs.
+  double length_penalty = 0.6;
+  // At most floor(a * source_tokens + b) output tokens (eos included), and
+  // never more than the model's max_len. Multi30k-like data stays well within
+  // 1.5x; the constant keeps very short sources from being cut.
+  double max_len_a = 1.5;
+  int64_t max_len_b = 10;
+  // false: recompute the whole prefix at every step (the tutorial way, no
+  // key/value cache). Slow; kept as the reference that the cache is checked
+  // against and as the baseline of bench/decode_bench.
+  bool cached = true;
+
+  // Throws nmt::UsageError naming the offending option.
+  void validate() const;
+};
+
+// The target side's special ids (from the vocabulary, not hard-coded).
+struct SearchIds {
+  int64_t bos = 2;  // the decoder starts from it
+  int64_t eos = 3;  // ends a hypothesis
+  int64_t pad = 1;  // never generated
+};
+
+// Output tokens (eos included) allowed for a source of `source_tokens`
+// subwords (sos/eos not counted): clamp(floor(a * n + b), 1, model_max_len).
+int64_t max_output_length(int64_t source_tokens, const SearchOptions& options, int64_t model_max_len);
+
+}  // namespace nmt::model

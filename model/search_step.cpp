@@ -1,0 +1,36 @@
+#include "model/search_step.h"
+
+#include <limits>
+
+#include <torch/torch.h>
+
+namespace nmt::model {
+
+void restrict_next_tokens(torch::Tensor& log_probs, const SearchIds& ids, const std::vector<bool>& force_eos) {
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  const int64_t vocab = log_probs.size(1);
+  for (int64_t id : {ids.pad, ids.bos}) {
+    if (id >= 0 && id < vocab && id != ids.eos) log_probs.select(1, id).fill_(neg_inf);
+  }
+  std::vector<int64_t> forced;
+  for (size_t r = 0; r < force_eos.size(); ++r) {
+    if (force_eos[r]) forced.push_back(static_cast<int64_t>(r));
+  }
+  if (forced.empty()) return;
+  const auto rows = index_tensor(forced).to(log_probs.device());
+  const auto eos_col = log_probs.index_select(0, rows).select(1, ids.eos).clone();
+  log_probs.index_fill_(0, rows, neg_inf);
+  log_probs.select(1, ids.eos).index_copy_(0, rows, eos_col);
+}
+
+torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<int64_t>& keep,
+                              const std::vector<int64_t>& tokens) {
+  const auto kept = prefixes.index_select(0, index_tensor(keep));
+  return torch::cat({kept, index_tensor(tokens).unsqueeze(1)}, 1);
+}
+
+torch::Tensor index_tensor(const std::vector<int64_t>& values) {
+  return torch::tensor(values, torch::dtype(torch::kLong));
+}
+
+}  // namespace nmt::model

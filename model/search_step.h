@@ -1,0 +1,25 @@
+// Steps shared by greedy and beam search: which tokens a row may produce next.
+#pragma once
+
+#include <vector>
+
+#include <torch/types.h>
+
+#include "model/search_options.h"
+
+namespace nmt::model {
+
+// In place on log_probs [rows, vocab]: pad and bos are never generated, and
+// rows flagged in force_eos (their output reached its length limit) may only
+// produce eos, which keeps its own log-probability.
+void restrict_next_tokens(torch::Tensor& log_probs, const SearchIds& ids, const std::vector<bool>& force_eos);
+
+// The rows of `prefixes` [rows, t] listed in `keep`, each extended by the
+// matching token: [keep.size(), t + 1].
+torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<int64_t>& keep,
+                              const std::vector<int64_t>& tokens);
+
+// A CPU int64 tensor of `values`.
+torch::Tensor index_tensor(const std::vector<int64_t>& values);
+
+}  // namespace nmt::model

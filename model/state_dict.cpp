@@ -1,0 +1,90 @@
+#include "model/state_dict.h"
+
+#include <sstream>
+
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace nmt::model {
+namespace {
+
+std::string shape_text(const torch::Tensor& t) {
+  std::ostringstream ss;
+  ss << t.sizes();
+  return ss.str();
+}
+
+}  // namespace
+
+StateDict state_dict_of(const TransformerImpl& model) {
+  StateDict out;
+  for (const auto& item : model.named_parameters(/*recurse=*/true)) out[item.key()] = item.value().detach();
+  const auto& projection = model.decoder->linear;
+  if (projection->tied()) out["decoder.linear.weight"] = projection->weight().detach();
+  return out;
+}
+
+void load_state_dict(TransformerImpl& model, const StateDict& dict, const std::string& origin) {
+  StateDict expected = state_dict_of(model);
+  for (const auto& [name, tensor] : expected) {
+    auto it = dict.find(name);
+    if (it == dict.end()) {
+      throw DataError("Weights in " + origin + " lack the key '" + name + "' that this model configuration needs.");
+    }
+    if (!it->second.sizes().equals(tensor.sizes())) {
+      throw DataError("Weights in " + origin + ": key '" + name + "' has shape " + shape_text(it->second) +
+                      " but this model configuration expects " + shape_text(tensor) + ".");
+    }
+  }
+  for (const auto& [name, tensor] : dict) {
+    if (!expected.count(name)) {
+      throw DataError("Weights in " + origin + " have the unexpected key '" + name +
+                      "' (not part of this model configuration).");
+    }
+  }
+  torch::NoGradGuard no_grad;
+  for (auto& [name, target] : expected) {
+    target.copy_(dict.at(name).to(target.device(), target.scalar_type()));
+  }
+}
+
+StateDict state_dict_from_bytes(const std::string& bytes, const std::string& origin) {
+  c10::IValue value;
+  try {
+    std::vector<char> data(bytes.begin(), bytes.end());
+    value = torch::pickle_load(data);
+  } catch (const std::exception& e) {
+    throw DataError("Cannot read weights from " + origin + ": the file is truncated or not a torch.save file.");
+  }
+  if (!value.isGenericDict()) {
+    throw DataError("Weights in " + origin + " are not a state_dict (expected a dict of name -> tensor).");
+  }
+  StateDict out;
+  for (const auto& entry : value.toGenericDict()) {
+    if (!entry.key().isString() || !entry.value().isTensor()) {
+      throw DataError("Weights in " + origin + " hold an entry that is not name -> tensor.");
+    }
+    out[entry.key().toStringRef()] = entry.value().toTensor();
+  }
+  return out;
+}
+
+std::string state_dict_to_bytes(const StateDict& dict) {
+  c10::Dict<std::string, torch::Tensor> d;
+  for (const auto& [name, tensor] : dict) d.insert(name, tensor.detach().cpu().contiguous());
+  std::vector<char> data = torch::pickle_save(c10::IValue(d));
+  return std::string(data.begin(), data.end());
+}
+
+StateDict read_state_dict_file(const std::string& path) {
+  return state_dict_from_bytes(read_file_bytes(path), path);
+}
+
+void write_state_dict_file(const std::string& path, const StateDict& dict) {
+  write_file_atomically(path, state_dict_to_bytes(dict));
+}
+
+}  // namespace nmt::model

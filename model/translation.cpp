@@ -1,0 +1,173 @@
+#include "model/translation.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <torch/torch.h>
+
+#include "data/line_reader.h"
+#include "model/beam_search.h"
+#include "model/model_scorer.h"
+#include "util/error.h"
+
+namespace nmt::model {
+namespace {
+
+torch::Device device_of(const TransformerImpl& model) {
+  const auto params = model.parameters();
+  return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
+}
+
+const vocab::Vocabularies& checked(const vocab::Vocabularies& v) {
+  if (!v.src || !v.tgt) throw DataError("The translator needs both a source and a target vocabulary.");
+  return v;
+}
+
+SearchIds target_ids_of(const vocab::Vocabularies& v) {
+  return SearchIds{v.tgt->bos_id(), v.tgt->eos_id(), v.tgt->pad_id()};
+}
+
+// Attention weights are only kept while a picture is being made.
+class KeepAttention {
+ public:
+  explicit KeepAttention(TransformerImpl& model) : model_(model) { model_.set_keep_attention(true); }
+  ~KeepAttention() { model_.set_keep_attention(false); }
+  KeepAttention(const KeepAttention&) = delete;
+  KeepAttention& operator=(const KeepAttention&) = delete;
+
+ private:
+  TransformerImpl& model_;
+};
+
+}  // namespace
+
+void TranslatorOptions::validate() const {
+  search.validate();
+  if (batch_size < 1) throw UsageError("--batch-size must be at least 1 (got " + std::to_string(batch_size) + ").");
+}
+
+Translator::Translator(Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options)
+    : Translator(model, target_ids_of(checked(vocabs)), checked(vocabs).src->bos_id(), checked(vocabs).src->eos_id(),
+                 options) {
+  vocabs_ = std::move(vocabs);
+}
+
+Translator::Translator(Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,
+                       TranslatorOptions options)
+    : model_(std::move(model)),
+      options_(options),
+      ids_(target_ids),
+      source_bos_(source_bos),
+      source_eos_(source_eos),
+      device_(device_of(*model_)) {
+  options_.validate();
+  model_->eval();
+}
+
+int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2; }
+
+void Translator::encode_line(const std::string& line, SentenceTranslation& out) const {
+  if (data::find_invalid_utf8(line) != line.size()) {
+    out.invalid_utf8 = true;
+    return;
+  }
+  const auto ids = vocabs_.src->encode(line);
+  out.source.assign(ids.begin(), ids.end());
+  if (static_cast<int64_t>(out.source.size()) > max_source_tokens()) {
+    out.source.resize(max_source_tokens());
+    out.truncated = true;
+  }
+}
+
+std::vector<SentenceTranslation> Translator::translate(const std::vector<std::string>& lines) {
+  if (!vocabs_.src) throw DataError("This translator was built without vocabularies; it cannot translate text.");
+  std::vector<SentenceTranslation> out(lines.size());
+  std::vector<std::vector<int64_t>> sources;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    encode_line(lines[i], out[i]);
+    if (out[i].source.empty()) continue;  // empty line: empty output, no model call
+    sources.push_back(out[i].source);
+    where.push_back(i);
+  }
+  auto hyps = translate_ids(sources);
+  for (size_t k = 0; k < where.size(); ++k) {
+    SentenceTranslation& t = out[where[k]];
+    t.hypotheses = std::move(hyps[k]);
+    for (const auto& h : t.hypotheses) t.texts.push_back(vocabs_.tgt->decode(h.tokens));
+  }
+  return out;
+}
+
+std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector<std::vector<int64_t>>& sources) {
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (static_cast<int64_t>(sources[i].size()) > max_source_tokens()) {
+      throw DataError("Source " + std::to_string(i) + " has " + std::to_string(sources[i].size()) +
+                      " tokens; the model takes at most " + std::to_string(max_source_tokens()) + ".");
+    }
+  }
+  // Longest first: similar lengths share a batch (little padding), and the
+  // largest batch comes first, so running out of memory shows at once.
+  std::vector<size_t> order(sources.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sources[a].size() > sources[b].size(); });
+  std::vector<std::vector<Hypothesis>> out(sources.size());
+  const auto batch_size = static_cast<size_t>(options_.batch_size);
+  for (size_t begin = 0; begin < order.size(); begin += batch_size) {
+    const size_t end = std::min(order.size(), begin + batch_size);
+    std::vector<const std::vector<int64_t>*> batch;
+    for (size_t k = begin; k < end; ++k) batch.push_back(&sources[order[k]]);
+    auto results = translate_batch(batch);
+    for (size_t k = begin; k < end; ++k) out[order[k]] = std::move(results[k - begin]);
+  }
+  return out;
+}
+
+torch::Tensor Translator::wrap_sources(const std::vector<const std::vector<int64_t>*>& batch) const {
+  // [batch, longest + 2]: sos, ids, eos, then padding.
+  size_t longest = 0;
+  for (const auto* s : batch) longest = std::max(longest, s->size());
+  auto src = torch::full({static_cast<int64_t>(batch.size()), static_cast<int64_t>(longest) + 2},
+                         model_->config().src_pad_idx, torch::kLong);
+  auto a = src.accessor<int64_t, 2>();
+  for (size_t r = 0; r < batch.size(); ++r) {
+    const auto& ids = *batch[r];
+    a[r][0] = source_bos_;
+    for (size_t j = 0; j < ids.size(); ++j) a[r][j + 1] = ids[j];
+    a[r][ids.size() + 1] = source_eos_;
+  }
+  return src;
+}
+
+std::vector<std::vector<Hypothesis>> Translator::translate_batch(
+    const std::vector<const std::vector<int64_t>*>& batch) {
+  c10::InferenceMode inference;
+  std::vector<int64_t> max_lengths;
+  for (const auto* s : batch) {
+    max_lengths.push_back(
+        max_output_length(static_cast<int64_t>(s->size()), options_.search, model_->config().max_len));
+  }
+  ModelScorer scorer(*model_, wrap_sources(batch), options_.search.cached);
+  return search(scorer, max_lengths, ids_, options_.search);
+}
+
+torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,
+                                          int64_t layer) {
+  const auto n_layers = static_cast<int64_t>(model_->config().n_layers);
+  const int64_t index = layer < 0 ? n_layers + layer : layer;
+  if (index < 0 || index >= n_layers) {
+    throw UsageError("--attention-layer " + std::to_string(layer) + " is out of range; the model has " +
+                     std::to_string(n_layers) + " decoder layers (0.." + std::to_string(n_layers - 1) + ").");
+  }
+  c10::InferenceMode inference;
+  std::vector<int64_t> trg_in{ids_.bos};
+  trg_in.insert(trg_in.end(), target.begin(), target.end());
+  const auto src = wrap_sources({&source}).to(device_);
+  const auto trg = torch::tensor(trg_in, torch::kLong).unsqueeze(0).to(device_);
+  KeepAttention keep(*model_);
+  model_->forward(src, trg);
+  return model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
+}
+
+}  // namespace nmt::model

@@ -1,0 +1,75 @@
+// Translation of text lines with a loaded model: encoding (sos ... eos,
+// truncated to the model's max_len), batching of length-sorted sentences,
+// search, detokenizing, and results back in input order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "model/hypothesis.h"
+#include "model/search_options.h"
+#include "model/transformer.h"
+#include "vocab/vocabularies.h"
+
+namespace nmt::model {
+
+struct TranslatorOptions {
+  SearchOptions search;
+  int64_t batch_size = 32;  // sentences per batch; each takes `beam` rows
+  void validate() const;    // UsageError naming the option
+};
+
+struct SentenceTranslation {
+  std::vector<int64_t> source;        // subword ids used, without sos/eos (after truncation)
+  std::vector<Hypothesis> hypotheses;  // best first; empty for an empty or invalid line
+  std::vector<std::string> texts;     // hypotheses detokenized
+  bool truncated = false;             // the source was cut to fit the model's max_len
+  bool invalid_utf8 = false;          // the line was not UTF-8; it got no translation
+};
+
+class Translator {
+ public:
+  // The model is put in eval mode; inputs go to the device its parameters are on.
+  Translator(Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options);
+  // Without vocabularies: only translate_ids() and cross_attention() work.
+  Translator(Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,
+             TranslatorOptions options);
+
+  // One result per line, in the order of `lines`. A line that is empty (or
+  // only whitespace), or not valid UTF-8, gets no hypotheses.
+  std::vector<SentenceTranslation> translate(const std::vector<std::string>& lines);
+
+  // Sources as subword ids without sos/eos, each at most max_source_tokens():
+  // hypotheses per source, in input order. Sorts by length into batches of
+  // options.batch_size sentences.
+  std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int64_t>>& sources);
+
+  // Teacher-forced pass over `target` (ids without bos/eos) for `source`
+  // (ids without sos/eos): cross-attention of decoder layer `layer` (negative
+  // counts from the last) averaged over heads, [target + 1 (eos), source + 2
+  // (sos, eos)], on the CPU.
+  torch::Tensor cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,
+                                int64_t layer);
+
+  // Longest source the model takes: max_len minus sos and eos.
+  int64_t max_source_tokens() const;
+  const TranslatorOptions& options() const { return options_; }
+  const vocab::Vocabularies& vocabs() const { return vocabs_; }
+  TransformerImpl& model() { return *model_; }
+
+ private:
+  std::vector<std::vector<Hypothesis>> translate_batch(const std::vector<const std::vector<int64_t>*>& batch);
+  torch::Tensor wrap_sources(const std::vector<const std::vector<int64_t>*>& batch) const;
+  void encode_line(const std::string& line, SentenceTranslation& out) const;
+
+  Transformer model_;
+  vocab::Vocabularies vocabs_;
+  TranslatorOptions options_;
+  SearchIds ids_;
+  int64_t source_bos_, source_eos_;
+  torch::Device device_;
+};
+
+}  // namespace nmt::model

@@ -1,0 +1,55 @@
+#include "model/translation_stream.h"
+
+#include <memory>
+
+#include "util/error.h"
+
+namespace nmt::model {
+
+StreamReport translate_stream(Translator& translator, const LineSource& source, int64_t chunk_lines,
+                              const TranslationSink& sink) {
+  if (chunk_lines < 1) throw UsageError("The chunk size must be at least one line.");
+  StreamReport report;
+  std::vector<std::string> chunk;
+  std::string line;
+  bool more = true;
+  while (more) {
+    chunk.clear();
+    while (static_cast<int64_t>(chunk.size()) < chunk_lines && (more = source(line))) chunk.push_back(line);
+    if (chunk.empty()) break;
+    const auto results = translator.translate(chunk);
+    for (size_t i = 0; i < results.size(); ++i) {
+      const int64_t index = report.lines + static_cast<int64_t>(i);
+      if (results[i].invalid_utf8) report.invalid_lines.push_back(index + 1);
+      if (results[i].truncated) ++report.truncated_lines;
+      sink(index, results[i]);
+    }
+    report.lines += static_cast<int64_t>(results.size());
+  }
+  return report;
+}
+
+LineSource istream_lines(std::istream& in) {
+  auto first = std::make_shared<bool>(true);
+  return [&in, first](std::string& line) {
+    if (!std::getline(in, line)) {
+      if (in.bad()) throw DataError("Reading the input failed after " + std::string(*first ? "0" : "some") + " lines.");
+      return false;
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (*first && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    *first = false;
+    return true;
+  };
+}
+
+LineSource vector_lines(const std::vector<std::string>& lines) {
+  auto next = std::make_shared<size_t>(0);
+  return [&lines, next](std::string& line) {
+    if (*next >= lines.size()) return false;
+    line = lines[(*next)++];
+    return true;
+  };
+}
+
+}  // namespace nmt::model

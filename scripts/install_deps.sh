@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs, from Debian's archive, whatever the build, the tests and the demo need.
+# Idempotent and quick when everything is present; runs apt-get as root or through sudo.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config ccache git
+  libtorch-dev libopenblas0-pthread
+  libsentencepiece-dev sentencepiece
+  nlohmann-json3-dev libspdlog-dev libgtest-dev libcli11-dev zlib1g-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
+  echo "install_deps: need root or sudo to install: ${missing[*]}" >&2; exit 1
+fi
+
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install_deps: done"

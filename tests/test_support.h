@@ -1,0 +1,58 @@
+// Helpers shared by the tests: tensor comparison with a useful failure message
+// and the locations of ../shared fixtures.
+#pragma once
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+namespace nmt::test {
+
+// Passes when |a - e| <= atol + rtol * |e| everywhere; otherwise reports both
+// shapes and the largest absolute and relative difference with its position.
+inline ::testing::AssertionResult tensors_close(const torch::Tensor& actual, const torch::Tensor& expected,
+                                                double rtol, double atol) {
+  if (!actual.sizes().equals(expected.sizes())) {
+    std::ostringstream ss;
+    ss << "shape mismatch: actual " << actual.sizes() << " vs expected " << expected.sizes();
+    return ::testing::AssertionFailure() << ss.str();
+  }
+  auto a = actual.detach().to(torch::kCPU, torch::kDouble);
+  auto e = expected.detach().to(torch::kCPU, torch::kDouble);
+  auto diff = (a - e).abs();
+  auto allowed = atol + rtol * e.abs();
+  if ((diff <= allowed).all().item<bool>()) return ::testing::AssertionSuccess();
+  auto worst = (diff - allowed).flatten().argmax().item<int64_t>();
+  std::ostringstream ss;
+  ss << "tensors differ (shape " << actual.sizes() << "): largest abs diff " << diff.max().item<double>()
+     << "; worst element (flat index " << worst << ") actual " << a.flatten()[worst].item<double>() << " expected "
+     << e.flatten()[worst].item<double>() << " (rtol " << rtol << ", atol " << atol << ")";
+  return ::testing::AssertionFailure() << ss.str();
+}
+
+inline std::string source_dir() {
+  const char* env = std::getenv("NMT_SOURCE_DIR");
+  return env ? env : NMT_SOURCE_DIR;
+}
+
+inline std::string binary_dir() {
+  const char* env = std::getenv("NMT_BINARY_DIR");
+  return env ? env : NMT_BINARY_DIR;
+}
+
+// ../shared beside the checkout (CI has it).
+inline std::string shared_dir() { return source_dir() + "/../shared"; }
+
+// The reference parity fixture: $NMT_REFERENCE_FIXTURE or ../shared/fixtures/reference.
+inline std::string reference_fixture_dir() {
+  const char* env = std::getenv("NMT_REFERENCE_FIXTURE");
+  return env ? env : shared_dir() + "/fixtures/reference";
+}
+
+// A fresh empty directory under the build tree for one test.
+std::string make_temp_dir(const std::string& name);
+
+}  // namespace nmt::test

@@ -1,0 +1,69 @@
+#include "util/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace nmt {
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+void fsync_directory_of(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("Cannot create " + tmp + ": " + errno_text() + ".", kExitOther);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string why = errno_text();
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw Error("Cannot write " + path + ": " + why + ".", kExitOther);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    throw Error("Cannot flush " + path + ": " + why + ".", kExitOther);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    throw Error("Cannot rename " + tmp + " to " + path + ": " + why + ".", kExitOther);
+  }
+  fsync_directory_of(path);
+}
+
+std::string read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError("Cannot read " + path + ": " + errno_text() + ".");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw DataError("Error while reading " + path + ".");
+  return ss.str();
+}
+
+}  // namespace nmt

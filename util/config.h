@@ -1,0 +1,120 @@
+// The run configuration: plain structs with defaults and validate().
+// JSON conversion lives in config.cpp and nowhere else; code below the
+// executables reads these structs, never string-keyed options.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace nmt {
+
+struct DataConfig {
+  std::string train_src, train_tgt;  // plain or .gz, one sentence a line
+  std::string valid_src, valid_tgt;  // optional
+  int64_t max_len = 128;             // subword tokens per side, before sos/eos
+  double max_len_ratio = 3.0;        // longer/shorter side, in tokens; <= 0 disables
+  void validate() const;
+};
+
+struct VocabConfig {
+  std::string model;            // an existing SentencePiece model used as is
+  int64_t size = 8000;          // pieces per model when trained here
+  std::string type = "bpe";     // bpe | unigram
+  bool joint = true;            // one model for both sides
+  int64_t max_train_lines = 2000000;  // sentences sampled to train it
+  void validate() const;
+};
+
+struct ModelConfig {
+  // The reference's constructor arguments.
+  int64_t d_model = 512;
+  int64_t n_head = 8;
+  int64_t ffn_hidden = 2048;
+  int64_t n_layers = 6;
+  double drop_prob = 0.1;
+  int64_t max_len = 256;  // rows of the positional table
+  // Filled from the vocabulary (or the reference's config.json).
+  int64_t enc_voc_size = 0;
+  int64_t dec_voc_size = 0;
+  int64_t src_pad_idx = 1;
+  int64_t trg_pad_idx = 1;
+  int64_t trg_sos_idx = 2;
+  // Options beyond the reference; the defaults keep its arithmetic.
+  bool pre_norm = false;            // Pre-LN instead of Post-LN
+  bool scale_embedding = false;     // multiply token embeddings by sqrt(d_model)
+  bool share_embeddings = false;    // encoder and decoder share one table (joint vocab)
+  bool tie_output = false;          // output projection uses the decoder embedding
+  bool learned_positions = false;   // trained position table instead of sinusoids
+  void validate() const;
+};
+
+struct TrainConfig {
+  int64_t batch_tokens = 4096;   // padded cells per batch, per side
+  int64_t epochs = 10;
+  int64_t max_steps = 0;         // 0: no limit
+  double lr = 1.0;               // noam: multiplier of the paper's formula
+  std::string schedule = "noam";  // noam | plateau | constant
+  int64_t warmup_steps = 4000;
+  double label_smoothing = 0.1;
+  double clip = 1.0;             // max gradient norm; <= 0 disables
+  double weight_decay = 0.0;
+  int64_t accum_steps = 1;
+  int64_t seed = 1234;
+  int64_t threads = 0;           // 0: all cores
+  std::string device = "auto";   // auto | cpu | cuda
+  double adam_beta1 = 0.9;
+  double adam_beta2 = 0.98;
+  double adam_eps = 1e-9;
+  double plateau_factor = 0.9;
+  int64_t plateau_patience = 10;
+  bool mixed_precision = true;   // on CUDA only
+  int64_t log_every_steps = 50;
+  int64_t max_bad_steps = 20;    // consecutive non-finite losses before giving up
+  void validate() const;
+};
+
+struct CheckpointConfig {
+  int64_t every_steps = 1000;
+  int64_t keep_last = 3;
+  void validate() const;
+};
+
+struct ValidConfig {
+  int64_t every_steps = 1000;
+  bool bleu = true;
+  int64_t beam = 4;
+  int64_t early_stop_patience = 0;  // validations without improvement; 0 disables
+  int64_t max_sentences = 0;        // decode at most this many for BLEU; 0: all
+  void validate() const;
+};
+
+struct Config {
+  DataConfig data;
+  VocabConfig vocab;
+  ModelConfig model;
+  TrainConfig train;
+  CheckpointConfig checkpoint;
+  ValidConfig valid;
+  void validate() const;
+};
+
+// JSON <-> struct. Unknown keys and wrong types throw UsageError naming the key
+// and `origin` (the file the JSON came from).
+Config config_from_json(const nlohmann::json& j, const std::string& origin);
+nlohmann::json config_to_json(const Config& config);
+ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& origin);
+nlohmann::json model_config_to_json(const ModelConfig& config);
+
+// Reads a config file; malformed JSON is a UsageError naming the file and line.
+nlohmann::json read_json_file(const std::string& path);
+
+// Applies `--set a.b.c=VALUE` (VALUE parsed as JSON, else taken as a string).
+void apply_override(nlohmann::json& j, const std::string& assignment);
+
+// Reads the reference's constructor arguments (fixtures' config.json).
+ModelConfig reference_model_config(const nlohmann::json& j, const std::string& origin);
+
+}  // namespace nmt
