@@ -27,6 +27,22 @@ SearchIds target_ids_of(const vocab::Vocabularies& v) {
   return SearchIds{v.tgt->bos_id(), v.tgt->eos_id(), v.tgt->pad_id()};
 }
 
+// Decoding runs without dropout; a model borrowed from training goes back to
+// training mode afterwards.
+class EvalMode {
+ public:
+  explicit EvalMode(TransformerImpl& model) : model_(model), was_training_(model.is_training()) { model_.eval(); }
+  ~EvalMode() {
+    if (was_training_) model_.train();
+  }
+  EvalMode(const EvalMode&) = delete;
+  EvalMode& operator=(const EvalMode&) = delete;
+
+ private:
+  TransformerImpl& model_;
+  bool was_training_;
+};
+
 // Attention weights are only kept while a picture is being made.
 class KeepAttention {
  public:
@@ -61,7 +77,6 @@ Translator::Translator(Transformer model, SearchIds target_ids, int64_t source_b
       source_eos_(source_eos),
       device_(device_of(*model_)) {
   options_.validate();
-  model_->eval();
 }
 
 int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2; }
@@ -143,6 +158,7 @@ torch::Tensor Translator::wrap_sources(const std::vector<const std::vector<int64
 std::vector<std::vector<Hypothesis>> Translator::translate_batch(
     const std::vector<const std::vector<int64_t>*>& batch) {
   c10::InferenceMode inference;
+  EvalMode eval(*model_);
   std::vector<int64_t> max_lengths;
   for (const auto* s : batch) {
     max_lengths.push_back(
@@ -165,6 +181,7 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
   trg_in.insert(trg_in.end(), target.begin(), target.end());
   const auto src = wrap_sources({&source}).to(device_);
   const auto trg = torch::tensor(trg_in, torch::kLong).unsqueeze(0).to(device_);
+  EvalMode eval(*model_);
   KeepAttention keep(*model_);
   model_->forward(src, trg);
   return model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);

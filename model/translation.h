@@ -31,7 +31,8 @@ struct SentenceTranslation {
 
 class Translator {
  public:
-  // The model is put in eval mode; inputs go to the device its parameters are on.
+  // Decoding runs in eval mode (the model's mode is restored afterwards);
+  // inputs go to the device its parameters are on.
   Translator(Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options);
   // Without vocabularies: only translate_ids() and cross_attention() work.
   Translator(Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,

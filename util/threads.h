@@ -1,12 +1,15 @@
-// The number of CPU threads used for tensor arithmetic. ATen's pool and
-// OpenBLAS's own pool are separate (PLATFORM.md); both are set together so
-// that they do not oversubscribe the cores.
+// CPU thread settings. ATen's intra-op pool and OpenBLAS's own pool both start
+// one thread per core; both busy at once oversubscribe the cores. We give ATen
+// the requested count and OpenBLAS the same (it is called from one ATen thread
+// at a time in our workloads); bench/train_bench measures the alternatives.
 #pragma once
 
 namespace nmt {
 
-// Sets ATen's intra-op threads and, when OpenBLAS is the loaded BLAS, its pool
-// to `threads` (0: one per core). Returns the number now in use.
-int set_compute_threads(int threads);
+// n <= 0 means all cores. Returns the count applied.
+int configure_cpu_threads(int n, int blas_threads = -1);
+
+// OpenBLAS's pool size, or -1 when the BLAS in use is not OpenBLAS.
+int blas_threads();
 
 }  // namespace nmt

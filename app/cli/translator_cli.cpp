@@ -206,7 +206,7 @@ std::ifstream open_input(const std::string& path) {
 
 int run_translation(const Args& a) {
   const auto device = resolve_device(a.device);
-  set_compute_threads(a.threads);
+  configure_cpu_threads(a.threads);
   auto loaded = model::load_model_dir(a.model_dir, a.checkpoint, device);
   if (!a.export_path.empty()) return export_weights(loaded, a.export_path);
   check_attention_layer(a, loaded.config.model.n_layers);

@@ -33,7 +33,7 @@ void print_scores(const eval::BleuStats& bleu_stats, const eval::ChrfStats& chrf
   nlohmann::json j;
   j["bleu"] = rounded(b.score);
   j["chrf2"] = rounded(eval::compute_chrf(chrf_stats));
-  j["bp"] = rounded(b.bp);
+  j["bp"] = std::round(b.bp * 1e6) / 1e6;
   j["sys_len"] = b.sys_len;
   j["ref_len"] = b.ref_len;
   j["counts"] = b.counts;

@@ -1,0 +1,35 @@
+// One padded batch of sentence pairs as the model consumes it. Both sides
+// are wrapped like the reference: sos, tokens, eos; the decoder reads the
+// target without its last cell and is scored against it without its first.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace nmt::data {
+
+class EncodedCorpus;
+
+struct SideIds {
+  int64_t pad = 1, bos = 2, eos = 3;
+};
+
+struct SpecialIds {
+  SideIds src, tgt;
+};
+
+struct Batch {
+  torch::Tensor src;     // int64 [B, S]: sos, tokens, eos, pad...
+  torch::Tensor trg_in;  // int64 [B, T]: target[:-1]
+  torch::Tensor gold;    // int64 [B, T]: target[1:]
+  int64_t src_tokens = 0;  // non-pad cells of src (sos and eos included)
+  int64_t tgt_tokens = 0;  // non-pad cells of gold: what the loss counts
+  std::vector<int64_t> pair_indices;  // rows' pairs in the encoded corpus
+};
+
+// Builds the tensors (on the CPU) for pairs[0, count) of corpus.
+Batch make_batch(const EncodedCorpus& corpus, const uint32_t* pairs, size_t count, const SpecialIds& ids);
+
+}  // namespace nmt::data

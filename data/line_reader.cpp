@@ -1,0 +1,158 @@
+#include "data/line_reader.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "util/error.h"
+
+namespace nmt::data {
+namespace {
+
+constexpr size_t kInitialBuffer = 1 << 20;
+
+gzFile as_gz(void* f) { return static_cast<gzFile>(f); }
+
+bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+std::string hex_byte(unsigned char c) {
+  char s[8];
+  std::snprintf(s, sizeof s, "0x%02X", c);
+  return s;
+}
+
+}  // namespace
+
+size_t find_invalid_utf8(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = s[i];
+    if (c >= 0x01 && c < 0x80) {
+      ++i;
+      continue;
+    }
+    // Lead byte: the sequence length and the allowed range of its second
+    // byte, which excludes overlong forms, surrogates and code points past U+10FFFF.
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;  // NUL, a stray continuation byte, or a byte UTF-8 never uses
+    }
+    if (i + len > n || s[i + 1] < lo || s[i + 1] > hi) return i;
+    for (size_t k = 2; k < len; ++k) {
+      if (!is_continuation(s[i + k])) return i;
+    }
+    i += len;
+  }
+  return n;
+}
+
+LineReader::LineReader(std::string path, size_t max_line_bytes)
+    : path_(std::move(path)), max_line_bytes_(max_line_bytes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path_, ec)) {
+    throw DataError("Cannot read " + path_ + ": it is a directory, not a text file.");
+  }
+  errno = 0;
+  file_ = gzopen(path_.c_str(), "rb");
+  if (file_ == nullptr) {
+    const int err = errno;
+    throw DataError("Cannot open " + path_ + ": " +
+                    (err != 0 ? std::strerror(err) : "not enough memory") + ".");
+  }
+  gzbuffer(as_gz(file_), 1 << 18);
+  buffer_.resize(std::max(kInitialBuffer, max_line_bytes_ + 2));
+}
+
+LineReader::~LineReader() {
+  if (file_ != nullptr) gzclose(as_gz(file_));
+}
+
+std::string LineReader::where() const { return path_ + ", line " + std::to_string(line_number_); }
+
+bool LineReader::refill() {
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+  const size_t want = std::min<size_t>(buffer_.size() - end_, 1u << 30);
+  const int got = gzread(as_gz(file_), buffer_.data() + end_, static_cast<unsigned>(want));
+  int errnum = Z_OK;
+  const char* message = gzerror(as_gz(file_), &errnum);
+  if (got < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) {
+    const bool truncated = errnum == Z_BUF_ERROR;
+    throw DataError("Cannot read " + path_ + " after line " + std::to_string(line_number_) + ": " +
+                    (truncated ? std::string("the gzip file is cut short (unexpected end of file)")
+                               : std::string(errnum == Z_ERRNO ? std::strerror(errno) : message)) +
+                    ".");
+  }
+  end_ += static_cast<size_t>(got);
+  return got > 0;
+}
+
+void LineReader::check_line(std::string_view line) const {
+  const size_t bad = find_invalid_utf8(line);
+  if (bad == line.size()) return;
+  const auto byte = static_cast<unsigned char>(line[bad]);
+  if (byte == 0) {
+    throw DataError(where() + ": NUL byte at byte " + std::to_string(bad + 1) +
+                    "; this looks like a binary file, not text.");
+  }
+  throw DataError(where() + ": invalid UTF-8 (byte " + hex_byte(byte) + " at byte " +
+                  std::to_string(bad + 1) + " of the line); the corpus must be UTF-8 text.");
+}
+
+bool LineReader::next(std::string_view& line) {
+  bool too_long = false;
+  for (;;) {
+    const char* start = buffer_.data() + begin_;
+    const size_t pending = end_ - begin_;
+    if (const void* nl = std::memchr(start, '\n', pending)) {
+      const size_t len = static_cast<const char*>(nl) - start;
+      line = std::string_view(start, len);
+      begin_ += len + 1;
+      too_long = len > max_line_bytes_ + 1;  // +1: a CR before the LF
+      break;
+    }
+    if (pending > max_line_bytes_ + 1) {
+      too_long = true;  // no need to read the rest of it
+      break;
+    }
+    if (eof_) {
+      if (pending == 0) return false;
+      line = std::string_view(start, pending);  // last line without a line end
+      begin_ = end_;
+      break;
+    }
+    eof_ = !refill();
+  }
+  ++line_number_;
+  if (!too_long && !line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (too_long || line.size() > max_line_bytes_) {
+    throw DataError(where() + ": the line is longer than " + std::to_string(max_line_bytes_) +
+                    " bytes; a corpus needs one sentence per line.");
+  }
+  if (line_number_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+  check_line(line);
+  return true;
+}
+
+}  // namespace nmt::data

@@ -1,0 +1,33 @@
+// Which sentence pairs training keeps, and how many each rule dropped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace nmt::data {
+
+struct FilterRules {
+  int64_t max_len = 128;       // tokens per side, before sos/eos
+  double max_len_ratio = 3.0;  // longer/shorter side in tokens; <= 0 disables
+};
+
+enum class Verdict { kKeep, kEmpty, kTooLong, kBadRatio };
+
+// The first rule a pair breaks, in the order empty side, max_len, ratio.
+Verdict judge_pair(int64_t src_tokens, int64_t tgt_tokens, const FilterRules& rules);
+
+struct FilterStats {
+  int64_t read = 0;       // pairs read
+  int64_t kept = 0;
+  int64_t empty = 0;      // a side with no tokens (empty or blank line)
+  int64_t too_long = 0;   // a side over max_len
+  int64_t bad_ratio = 0;  // sides' lengths too different
+  FilterRules rules;
+
+  void count(Verdict v);
+  // e.g. "29000 pairs read, 28873 kept; dropped: 2 with an empty side,
+  // 0 over max_len 128, 125 over length ratio 3"
+  std::string summary() const;
+};
+
+}  // namespace nmt::data

@@ -1,0 +1,39 @@
+#include "data/parallel_reader.h"
+
+#include "util/error.h"
+
+namespace nmt::data {
+
+ParallelReader::ParallelReader(const std::string& src_path, const std::string& tgt_path,
+                               size_t max_line_bytes)
+    : src_(src_path, max_line_bytes), tgt_(tgt_path, max_line_bytes) {}
+
+bool ParallelReader::next(std::string_view& src, std::string_view& tgt) {
+  const bool has_src = src_.next(src);
+  const bool has_tgt = tgt_.next(tgt);
+  if (has_src && has_tgt) return true;
+  if (!has_src && !has_tgt) return false;
+  report_misalignment(has_src ? src_ : tgt_);
+}
+
+void ParallelReader::report_misalignment(LineReader& longer) {
+  std::string_view ignored;
+  while (longer.next(ignored)) {
+  }
+  throw DataError("The parallel files " + src_.path() + " (" + std::to_string(src_.line_number()) +
+                  " lines) and " + tgt_.path() + " (" + std::to_string(tgt_.line_number()) +
+                  " lines) have different line counts; line i of one must translate line i of the other.");
+}
+
+ParallelLines read_parallel_lines(const std::string& src_path, const std::string& tgt_path) {
+  ParallelReader reader(src_path, tgt_path);
+  ParallelLines lines;
+  std::string_view src, tgt;
+  while (reader.next(src, tgt)) {
+    lines.src.emplace_back(src);
+    lines.ref.emplace_back(tgt);
+  }
+  return lines;
+}
+
+}  // namespace nmt::data

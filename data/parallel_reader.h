@@ -1,0 +1,41 @@
+// Reads two aligned files in lockstep: line i of one translates line i of
+// the other. A different number of lines is an error, found at the end.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/line_reader.h"
+
+namespace nmt::data {
+
+class ParallelReader {
+ public:
+  ParallelReader(const std::string& src_path, const std::string& tgt_path,
+                 size_t max_line_bytes = kMaxLineBytes);
+
+  // The next pair; both views stay valid until the next call. False after
+  // the last pair. Throws nmt::DataError naming both files and both line
+  // counts when one file ends before the other (and whatever LineReader throws).
+  bool next(std::string_view& src, std::string_view& tgt);
+
+  // 1-based number of the pair last returned.
+  int64_t line_number() const { return src_.line_number(); }
+  const std::string& src_path() const { return src_.path(); }
+  const std::string& tgt_path() const { return tgt_.path(); }
+
+ private:
+  [[noreturn]] void report_misalignment(LineReader& longer);
+
+  LineReader src_, tgt_;
+};
+
+// Every line of two aligned files, as text (line ends removed, nothing
+// filtered): the validation sources to translate and references to score.
+struct ParallelLines {
+  std::vector<std::string> src, ref;
+};
+ParallelLines read_parallel_lines(const std::string& src_path, const std::string& tgt_path);
+
+}  // namespace nmt::data

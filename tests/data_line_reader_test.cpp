@@ -1,0 +1,129 @@
+// Reading corpus files: plain and gzip, line ends, and every bad input of
+// SPEC.md's Errors that a file can carry, each a DataError naming the file
+// (and line).
+#include <gtest/gtest.h>
+
+#include "data/line_reader.h"
+#include "data/parallel_reader.h"
+#include "data_test_util.h"
+#include "util/error.h"
+
+namespace nmt::data {
+namespace {
+
+std::vector<std::string> read_all(const std::string& path) {
+  LineReader reader(path);
+  std::vector<std::string> lines;
+  std::string_view line;
+  while (reader.next(line)) lines.emplace_back(line);
+  return lines;
+}
+
+// Runs f, expecting a DataError whose message contains every one of parts.
+template <typename F>
+void expect_data_error(F&& f, const std::vector<std::string>& parts) {
+  try {
+    f();
+    ADD_FAILURE() << "no DataError";
+  } catch (const DataError& e) {
+    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
+    EXPECT_EQ(e.exit_code(), 3);
+  }
+}
+
+TEST(DataLineReader, PlainGzipCrlfBomAndMissingLastNewline) {
+  test::TempDir dir;
+  const std::string text = "\xEF\xBB\xBFone\r\ntwo\n\nthree\r\nfour";
+  test::write_file(dir.path("a.txt"), text);
+  test::write_gz(dir.path("a.gz"), text);
+  test::write_file(dir.path("b.txt"), "");
+  const std::vector<std::string> want = {"one", "two", "", "three", "four"};
+  EXPECT_EQ(read_all(dir.path("a.txt")), want);
+  EXPECT_EQ(read_all(dir.path("a.gz")), want);
+  EXPECT_TRUE(read_all(dir.path("b.txt")).empty());
+}
+
+TEST(DataLineReader, LongFileAcrossBufferRefills) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += "line number " + std::to_string(i) + " äöü\n";
+  test::write_gz(dir.path("big.gz"), text);
+  const auto lines = read_all(dir.path("big.gz"));
+  ASSERT_EQ(lines.size(), 200000u);
+  EXPECT_EQ(lines[123456], "line number 123456 äöü");
+}
+
+TEST(DataLineReader, MissingFile) {
+  test::TempDir dir;
+  expect_data_error([&] { LineReader r(dir.path("absent.txt")); }, {dir.path("absent.txt"), "No such file"});
+  expect_data_error([&] { LineReader r(dir.root()); }, {dir.root(), "directory"});
+}
+
+TEST(DataLineReader, InvalidUtf8NamesFileAndLine) {
+  test::TempDir dir;
+  test::write_file(dir.path("bad.txt"), "fine\nstill fine\nbroken \xC3\x28 here\n");
+  expect_data_error([&] { read_all(dir.path("bad.txt")); }, {dir.path("bad.txt"), "line 3", "UTF-8", "0xC3"});
+  // Overlong encodings and surrogates are not UTF-8 either.
+  EXPECT_EQ(find_invalid_utf8("ok \xC0\xAF"), 3u);
+  EXPECT_EQ(find_invalid_utf8("\xED\xA0\x80"), 0u);
+  EXPECT_EQ(find_invalid_utf8("\xF4\x90\x80\x80"), 0u);
+  EXPECT_EQ(find_invalid_utf8("Ĉu vi? 日本語 😀"), std::string("Ĉu vi? 日本語 😀").size());
+}
+
+TEST(DataLineReader, BinaryFile) {
+  test::TempDir dir;
+  std::string bytes = "\x7F" "ELF";
+  for (int i = 0; i < 256; ++i) bytes.push_back(static_cast<char>(i));
+  test::write_file(dir.path("a.out"), bytes);
+  expect_data_error([&] { read_all(dir.path("a.out")); }, {dir.path("a.out"), "line 1", "binary"});
+}
+
+TEST(DataLineReader, HundredThousandCharacterLine) {
+  test::TempDir dir;
+  test::write_file(dir.path("long.txt"), "short\n" + std::string(100000, 'x') + "\nshort\n");
+  expect_data_error([&] { read_all(dir.path("long.txt")); }, {dir.path("long.txt"), "line 2", "longer than"});
+  test::write_gz(dir.path("long.gz"), std::string(100000, 'x'));  // no line end at all
+  expect_data_error([&] { read_all(dir.path("long.gz")); }, {dir.path("long.gz"), "line 1", "longer than"});
+}
+
+TEST(DataLineReader, GzipCutShort) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "sentence " + std::to_string(i * 7919) + "\n";
+  test::write_gz(dir.path("full.gz"), text);
+  std::ifstream in(dir.path("full.gz"), std::ios::binary);
+  const std::string gz(std::istreambuf_iterator<char>(in), {});
+  test::write_file(dir.path("cut.gz"), gz.substr(0, gz.size() / 2));
+  expect_data_error([&] { read_all(dir.path("cut.gz")); }, {dir.path("cut.gz"), "cut short"});
+  // Cut inside the trailer only (the CRC and length): still refused.
+  test::write_file(dir.path("trailer.gz"), gz.substr(0, gz.size() - 3));
+  expect_data_error([&] { read_all(dir.path("trailer.gz")); }, {dir.path("trailer.gz")});
+}
+
+TEST(DataParallelReader, MisalignedFilesNameBothFilesAndCounts) {
+  test::TempDir dir;
+  test::write_file(dir.path("a.de"), "1\n2\n3\n");
+  test::write_gz(dir.path("a.en.gz"), "1\n2\n3\n4\n5\n");
+  expect_data_error(
+      [&] {
+        ParallelReader r(dir.path("a.de"), dir.path("a.en.gz"));
+        std::string_view s, t;
+        while (r.next(s, t)) {
+        }
+      },
+      {dir.path("a.de") + " (3 lines)", dir.path("a.en.gz") + " (5 lines)"});
+  expect_data_error([&] { read_parallel_lines(dir.path("a.en.gz"), dir.path("a.de")); },
+                    {dir.path("a.en.gz") + " (5 lines)", dir.path("a.de") + " (3 lines)"});
+}
+
+TEST(DataParallelReader, RawLinesKeepEverything) {
+  test::TempDir dir;
+  test::write_file(dir.path("v.de"), "Hallo\r\n\nWelt\n");
+  test::write_file(dir.path("v.en"), "Hello\n\nWorld\n");
+  const ParallelLines lines = read_parallel_lines(dir.path("v.de"), dir.path("v.en"));
+  EXPECT_EQ(lines.src, (std::vector<std::string>{"Hallo", "", "Welt"}));
+  EXPECT_EQ(lines.ref, (std::vector<std::string>{"Hello", "", "World"}));
+}
+
+}  // namespace
+}  // namespace nmt::data

@@ -1,0 +1,273 @@
+// The translator executable as users run it: exit codes and messages for bad
+// input, scoring existing files like sacreBLEU, and translation with a small
+// model directory made here (random weights, real vocabulary).
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "data_test_util.h"
+#include "model/checkpoint.h"
+#include "model/state_dict.h"
+#include "model/transformer.h"
+#include "tests/test_support.h"
+#include "util/config.h"
+#include "vocab/vocabularies.h"
+
+namespace nmt {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+  std::string last_err_line() const {
+    std::istringstream in(err);
+    std::string line, last;
+    while (std::getline(in, line)) {
+      if (!line.empty()) last = line;
+    }
+    return last;
+  }
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string translator_binary() { return test::binary_dir() + "/translator"; }
+
+// Runs the translator with `args` (already quoted), `input` on stdin.
+Run run_translator(const std::string& args, const std::string& input = "") {
+  test::TempDir io;
+  test::write_file(io.path("in"), input);
+  const std::string cmd = quote(translator_binary()) + " " + args + " < " + quote(io.path("in")) + " > " +
+                          quote(io.path("out")) + " 2> " + quote(io.path("err"));
+  Run r;
+  const int status = std::system(cmd.c_str());
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_all(io.path("out"));
+  r.err = read_all(io.path("err"));
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+class TranslatorCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(translator_binary())) GTEST_SKIP() << "build the translator target first: " << translator_binary();
+  }
+};
+
+TEST_F(TranslatorCli, MissingModelDirectoryIsADataErrorNamingIt) {
+  const auto r = run_translator("--model /nonexistent/model-dir 'Ein Mann.'");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/model-dir"), std::string::npos) << r.err;
+}
+
+TEST_F(TranslatorCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_translator("--no-such-flag").code, 2);
+  EXPECT_EQ(run_translator("").code, 2) << "no --model and nothing to score";
+  const auto wide = run_translator("--model x --beam 2 --nbest 3 'a'");
+  EXPECT_EQ(wide.code, 2);
+  EXPECT_NE(wide.err.find("--nbest"), std::string::npos) << wide.err;
+  EXPECT_EQ(run_translator("--model x --beam 0 'a'").code, 2);
+  EXPECT_EQ(run_translator("--model x --device tpu 'a'").code, 2);
+  EXPECT_EQ(run_translator("--hypotheses h.txt").code, 2) << "--hypotheses needs --score";
+  const auto help = run_translator("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--length-penalty"), std::string::npos);
+}
+
+TEST_F(TranslatorCli, ScoresHypothesisFilesLikeSacreBleu) {
+  const std::string dir = test::shared_dir() + "/fixtures/sacrebleu";
+  if (!fs::exists(dir + "/expected.json")) GTEST_SKIP() << "no sacreBLEU fixture at " << dir;
+  const auto expected = nlohmann::json::parse(read_all(dir + "/expected.json"));
+  for (const auto& c : expected.at("cases")) {
+    const std::string hyp = c.at("hyp").get<std::string>();
+    const auto r = run_translator("--score " + quote(dir + "/ref.txt") + " --hypotheses " + quote(dir + "/" + hyp));
+    ASSERT_EQ(r.code, 0) << hyp << ": " << r.err;
+    const auto got = nlohmann::json::parse(r.last_err_line());
+    EXPECT_NEAR(got.at("bleu").get<double>(), c.at("bleu").get<double>(), 1e-3) << hyp;
+    EXPECT_NEAR(got.at("chrf2").get<double>(), c.at("chrf2").get<double>(), 1e-3) << hyp;
+    EXPECT_NEAR(got.at("bp").get<double>(), c.at("bp").get<double>(), 1e-3) << hyp;
+    EXPECT_EQ(got.at("sys_len"), c.at("sys_len")) << hyp;
+    EXPECT_EQ(got.at("ref_len"), c.at("ref_len")) << hyp;
+    EXPECT_EQ(got.at("counts"), c.at("counts")) << hyp;
+  }
+}
+
+TEST_F(TranslatorCli, MisalignedOrMissingScoreFilesAreDataErrors) {
+  test::TempDir d;
+  test::write_file(d.path("ref"), "a b c\nd e f\n");
+  test::write_file(d.path("hyp"), "a b c\n");
+  const auto r = run_translator("--score " + quote(d.path("ref")) + " --hypotheses " + quote(d.path("hyp")));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find(d.path("hyp")), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 lines"), std::string::npos) << r.err;
+  const auto missing = run_translator("--score " + quote(d.path("nope")) + " --hypotheses " + quote(d.path("hyp")));
+  EXPECT_EQ(missing.code, 3);
+  EXPECT_NE(missing.err.find(d.path("nope")), std::string::npos) << missing.err;
+}
+
+// A model directory as the trainer leaves it, with random weights.
+class TranslatorWithModel : public TranslatorCli {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    std::vector<std::string> en, de;
+    test::make_toy_corpus(300, en, de);
+    test::write_file(dir_->path("train.de"), test::join_lines(de));
+    test::write_file(dir_->path("train.en"), test::join_lines(en));
+    Config c;
+    c.data.train_src = dir_->path("train.de");
+    c.data.train_tgt = dir_->path("train.en");
+    c.vocab.size = 100;
+    c.train.threads = 1;
+    c.model.d_model = 32;
+    c.model.n_head = 4;
+    c.model.ffn_hidden = 48;
+    c.model.n_layers = 2;
+    c.model.max_len = 40;
+    c.model.drop_prob = 0.0;
+    const std::string model_dir = dir_->path("model");
+    const auto vocabs = vocab::prepare_vocabularies(c, model_dir);
+    c.model.enc_voc_size = c.model.dec_voc_size = vocabs.src->size();
+    test::write_file(model_dir + "/config.json", config_to_json(c).dump(2));
+    torch::manual_seed(7);
+    model::Transformer m(c.model);
+    model::init_weights_like_reference(*m);
+    model::Checkpoint ck;
+    ck.config = config_to_json(c);
+    ck.weights = model::state_dict_of(*m);
+    ck.state = {{"step", 1}, {"epoch", 0}};
+    fs::create_directories(model_dir + "/checkpoints");
+    model::save_checkpoint(model_dir + "/checkpoints/last.pt", ck);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string model_arg() { return "--threads 1 --model " + quote(dir_->path("model")); }
+  static test::TempDir* dir_;
+};
+test::TempDir* TranslatorWithModel::dir_ = nullptr;
+
+TEST_F(TranslatorWithModel, TranslatesEachArgumentToOneLine) {
+  const auto r = run_translator(model_arg() + " 'Ein Mann sieht dem Hund.' '' 'Ein Haus.'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto out = lines_of(r.out);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  EXPECT_EQ(out[1], "");
+  // Standard input gives the same, line by line.
+  const auto piped = run_translator(model_arg() + " --beam 4", "Ein Mann sieht dem Hund.\n\nEin Haus.\n");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(piped.out, r.out);
+}
+
+TEST_F(TranslatorWithModel, InvalidUtf8LineIsReportedAndOthersStillTranslate) {
+  const auto good = run_translator(model_arg() + " 'Ein Mann.' 'Ein Hund.'");
+  ASSERT_EQ(good.code, 0) << good.err;
+  const auto r = run_translator(model_arg(), "Ein Mann.\nEin \xFF Hund.\nEin Hund.\n");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
+  const auto out = lines_of(r.out), expected = lines_of(good.out);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  EXPECT_EQ(out[0], expected[0]);
+  EXPECT_EQ(out[1], "");
+  EXPECT_EQ(out[2], expected[1]);
+}
+
+TEST_F(TranslatorWithModel, OutputFileAppearsOnlyWhenComplete) {
+  test::TempDir d;
+  test::write_file(d.path("in"), "Ein Mann.\nEin Hund.\nEin Kind.\n");
+  test::write_file(d.path("ref2"), "A man.\nA dog.\n");
+  test::write_file(d.path("ref3"), "A man.\nA dog.\nA child.\n");
+  const auto bad = run_translator(model_arg() + " --input " + quote(d.path("in")) + " --output " +
+                                  quote(d.path("out")) + " --score " + quote(d.path("ref2")));
+  EXPECT_EQ(bad.code, 3) << bad.err;
+  EXPECT_NE(bad.err.find(d.path("ref2")), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(d.path("out")));
+  for (const auto& e : fs::directory_iterator(d.root())) {
+    EXPECT_EQ(e.path().filename().string().find("out"), std::string::npos) << "left behind: " << e.path();
+  }
+  const auto ok = run_translator(model_arg() + " --input " + quote(d.path("in")) + " --output " +
+                                 quote(d.path("out")) + " --score " + quote(d.path("ref3")));
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(lines_of(read_all(d.path("out"))).size(), 3u);
+  const auto scores = nlohmann::json::parse(ok.last_err_line());
+  EXPECT_TRUE(scores.at("bleu").is_number() && scores.at("chrf2").is_number());
+  EXPECT_EQ(scores.at("ref_len").get<int64_t>(), 9);  // 13a: "A man ." x3
+}
+
+TEST_F(TranslatorWithModel, NBestPrintsIndexHypothesisScore) {
+  const auto r = run_translator(model_arg() + " --beam 3 --nbest 3 'Ein Mann.' 'Ein Hund spielt.'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto out = lines_of(r.out);
+  ASSERT_EQ(out.size(), 6u) << r.out;
+  const std::regex format(R"(^(\d+) \|\|\| (.*) \|\|\| (-?\d+\.\d{4})$)");
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(out[i], m, format)) << out[i];
+    EXPECT_EQ(std::stoul(m[1].str()), i / 3) << out[i];
+  }
+}
+
+TEST_F(TranslatorWithModel, CorruptCheckpointAndForeignConfigAreDataErrors) {
+  test::TempDir d;
+  const std::string good = dir_->path("model") + "/checkpoints/last.pt";
+  const std::string bytes = read_all(good);
+  test::write_file(d.path("cut.pt"), bytes.substr(0, bytes.size() / 2));
+  const auto cut = run_translator(model_arg() + " --checkpoint " + quote(d.path("cut.pt")) + " 'Ein Mann.'");
+  EXPECT_EQ(cut.code, 3);
+  EXPECT_NE(cut.err.find(d.path("cut.pt")), std::string::npos) << cut.err;
+  // Same directory, config of a wider model: the weights do not fit it.
+  fs::copy(dir_->path("model"), d.path("other"), fs::copy_options::recursive);
+  auto config = nlohmann::json::parse(read_all(d.path("other") + "/config.json"));
+  config["model"]["d_model"] = 64;
+  config["model"]["ffn_hidden"] = 96;
+  test::write_file(d.path("other") + "/config.json", config.dump(2));
+  const auto other = run_translator("--model " + quote(d.path("other")) + " 'Ein Mann.'");
+  EXPECT_EQ(other.code, 3) << other.err;
+  EXPECT_EQ(other.err.find("terminate"), std::string::npos) << other.err;
+}
+
+TEST_F(TranslatorWithModel, ExportsStateDictAndDrawsAttention) {
+  test::TempDir d;
+  const auto exported = run_translator(model_arg() + " --export-state-dict " + quote(d.path("w.pt")));
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  const auto dict = model::read_state_dict_file(d.path("w.pt"));
+  EXPECT_TRUE(dict.count("decoder.linear.weight") && dict.count("encoder.layers.1.ffn.linear2.bias"));
+  const auto drawn = run_translator(model_arg() + " --attention-svg " + quote(d.path("a.svg")) +
+                                    " --attention-layer 0 'Ein Mann sieht dem Hund.'");
+  ASSERT_EQ(drawn.code, 0) << drawn.err;
+  const std::string svg = read_all(d.path("a.svg"));
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  const auto bad_layer = run_translator(model_arg() + " --attention-svg " + quote(d.path("b.svg")) +
+                                        " --attention-layer 5 'Ein Mann.'");
+  EXPECT_EQ(bad_layer.code, 2) << bad_layer.err;
+}
+
+}  // namespace
+}  // namespace nmt

@@ -1,0 +1,167 @@
+// Translator on text lines with a real SentencePiece vocabulary and a small
+// random model: empty, invalid and over-long lines, input order, streaming in
+// chunks, and the cross-attention picture.
+#include <memory>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "data_test_util.h"
+#include "model/attention_svg.h"
+#include "model/translation.h"
+#include "model/translation_stream.h"
+#include "util/config.h"
+#include "util/error.h"
+#include "vocab/vocabularies.h"
+
+namespace nmt::model {
+namespace {
+
+class TranslatorText : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    std::vector<std::string> en, de;
+    test::make_toy_corpus(300, en, de);
+    test::write_file(dir_->path("train.de"), test::join_lines(de));
+    test::write_file(dir_->path("train.en"), test::join_lines(en));
+    Config c;
+    c.data.train_src = dir_->path("train.de");
+    c.data.train_tgt = dir_->path("train.en");
+    c.vocab.size = 100;
+    c.train.threads = 1;
+    vocabs_ = new vocab::Vocabularies(vocab::prepare_vocabularies(c, dir_->path("out")));
+  }
+  static void TearDownTestSuite() {
+    delete vocabs_;
+    delete dir_;
+  }
+
+  Translator make(int64_t beam, int64_t batch, int64_t max_len = 24) {
+    ModelConfig c;
+    c.d_model = 32;
+    c.n_head = 4;
+    c.ffn_hidden = 48;
+    c.n_layers = 2;
+    c.max_len = max_len;
+    c.drop_prob = 0.0;
+    c.enc_voc_size = c.dec_voc_size = vocabs_->src->size();
+    torch::manual_seed(5);
+    Transformer model(c);
+    init_weights_like_reference(*model);
+    TranslatorOptions o;
+    o.search.beam = beam;
+    o.search.nbest = beam;
+    o.batch_size = batch;
+    return Translator(model, *vocabs_, o);
+  }
+
+  static test::TempDir* dir_;
+  static vocab::Vocabularies* vocabs_;
+};
+
+test::TempDir* TranslatorText::dir_ = nullptr;
+vocab::Vocabularies* TranslatorText::vocabs_ = nullptr;
+
+const std::vector<std::string> kLines = {"Ein Mann sieht dem Hund.", "", "Ein Kind fährt.", "   ",
+                                         "Ein Hund spielt mit dem Ball und der Mann geht zu dem Haus.",
+                                         "Ein Haus."};
+
+TEST_F(TranslatorText, EmptyLinesGiveEmptyOutputsAndOrderIsKept) {
+  auto t = make(2, 2);
+  const auto out = t.translate(kLines);
+  ASSERT_EQ(out.size(), kLines.size());
+  for (size_t i : {1u, 3u}) {
+    EXPECT_TRUE(out[i].hypotheses.empty()) << "line " << i;
+    EXPECT_TRUE(out[i].texts.empty()) << "line " << i;
+  }
+  for (size_t i : {0u, 2u, 4u, 5u}) {
+    ASSERT_EQ(out[i].hypotheses.size(), 2u) << "line " << i;
+    EXPECT_EQ(out[i].texts[0], vocabs_->tgt->decode(out[i].hypotheses[0].tokens));
+    // Each line alone gives the same result: nothing moved between lines.
+    const auto alone = t.translate({kLines[i]});
+    EXPECT_EQ(alone[0].texts, out[i].texts) << "line " << i;
+  }
+}
+
+TEST_F(TranslatorText, InvalidUtf8LineIsFlaggedAndOthersTranslate) {
+  auto t = make(1, 4);
+  std::vector<std::string> lines = kLines;
+  lines[2] = "Ein \xC3\x28 Hund.";
+  const auto out = t.translate(lines);
+  EXPECT_TRUE(out[2].invalid_utf8);
+  EXPECT_TRUE(out[2].hypotheses.empty());
+  const auto clean = t.translate(kLines);
+  for (size_t i : {0u, 4u, 5u}) {
+    EXPECT_FALSE(out[i].invalid_utf8);
+    EXPECT_EQ(out[i].texts, clean[i].texts) << "line " << i;
+  }
+}
+
+TEST_F(TranslatorText, OverlongLineIsTruncatedToTheModel) {
+  auto t = make(2, 4, 12);
+  std::string longest;
+  for (int i = 0; i < 40; ++i) longest += "Ein Mann sieht dem Hund und ";
+  const auto out = t.translate({longest, "Ein Haus."});
+  EXPECT_TRUE(out[0].truncated);
+  EXPECT_EQ(static_cast<int64_t>(out[0].source.size()), t.max_source_tokens());
+  EXPECT_FALSE(out[0].hypotheses.empty());
+  EXPECT_FALSE(out[1].truncated);
+  for (const auto& h : out[0].hypotheses) EXPECT_LE(static_cast<int64_t>(h.tokens.size()) + 1, 12);
+}
+
+TEST_F(TranslatorText, StreamInChunksMatchesOneCallAndCountsLines) {
+  auto t = make(1, 3);
+  std::string text;
+  for (const auto& l : kLines) text += l + "\r\n";  // CRLF input
+  text = "\xEF\xBB\xBF" + text + "Ein \xFF.\n";      // BOM, then an invalid line
+  std::istringstream in(text);
+  std::vector<std::pair<int64_t, std::string>> seen;
+  const auto report = translate_stream(t, istream_lines(in), 4, [&](int64_t i, const SentenceTranslation& r) {
+    seen.emplace_back(i, r.texts.empty() ? "" : r.texts[0]);
+  });
+  EXPECT_EQ(report.lines, static_cast<int64_t>(kLines.size()) + 1);
+  EXPECT_EQ(report.invalid_lines, std::vector<int64_t>({static_cast<int64_t>(kLines.size()) + 1}));
+  const auto whole = t.translate(kLines);
+  ASSERT_EQ(seen.size(), kLines.size() + 1);
+  for (size_t i = 0; i < kLines.size(); ++i) {
+    EXPECT_EQ(seen[i].first, static_cast<int64_t>(i));
+    EXPECT_EQ(seen[i].second, whole[i].texts.empty() ? "" : whole[i].texts[0]) << "line " << i;
+  }
+}
+
+TEST_F(TranslatorText, CrossAttentionRowsAreDistributions) {
+  auto t = make(1, 1);
+  const auto out = t.translate({"Ein Mann sieht dem Hund."});
+  const auto& r = out[0];
+  const auto w = t.cross_attention(r.source, r.hypotheses[0].tokens, -1);
+  ASSERT_EQ(w.dim(), 2);
+  EXPECT_EQ(w.size(0), static_cast<int64_t>(r.hypotheses[0].tokens.size()) + 1);
+  EXPECT_EQ(w.size(1), static_cast<int64_t>(r.source.size()) + 2);
+  EXPECT_TRUE(torch::allclose(w.sum(1), torch::ones({w.size(0)}), 1e-4, 1e-5));
+  EXPECT_THROW(t.cross_attention(r.source, r.hypotheses[0].tokens, 2), UsageError);
+}
+
+TEST(AttentionSvg, EscapesLabelsAndDrawsEveryCell) {
+  AttentionPicture p;
+  p.source_labels = {"<s>", "▁A&B", "</s>"};
+  p.target_labels = {"▁x", "\"y\""};
+  p.weights = {{0.1f, 0.8f, 0.1f}, {0.0f, 0.0f, 1.0f}};
+  p.title = "t";
+  const std::string svg = attention_svg(p);
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("&lt;s&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("▁A&amp;B"), std::string::npos);
+  EXPECT_NE(svg.find("&quot;y&quot;"), std::string::npos);
+  EXPECT_EQ(svg.find("<s>"), std::string::npos);
+  size_t cells = 0;
+  for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) ++cells;
+  EXPECT_EQ(cells, 6u);
+  EXPECT_NE(svg.find("rgb(8,48,107)"), std::string::npos);  // weight 1 is the darkest colour
+  p.weights.pop_back();
+  EXPECT_THROW(attention_svg(p), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace nmt::model

@@ -1,0 +1,38 @@
+// Where checkpoints live in a run directory and which one a resume takes:
+// checkpoints/step-NNNNNNNNN.pt, with last.pt and best.pt as hard links to
+// the newest and the best (copies where links are not possible).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "model/checkpoint.h"
+#include "model/model_dir.h"
+
+namespace nmt::train {
+
+class CheckpointManager {
+ public:
+  CheckpointManager(model::ModelDirPaths paths, int64_t keep_last);
+
+  // Writes the step file (atomically), points last.pt (and best.pt when
+  // `best`) at it, and removes step files beyond keep_last. Returns its path.
+  std::string save(const model::Checkpoint& checkpoint, bool best);
+
+  // The newest checkpoint that reads back intact; corrupt ones are reported
+  // through `warn` and skipped. Empty when there is none; `found_any` tells
+  // whether there were checkpoint files at all.
+  std::optional<model::Checkpoint> load_newest_intact(const std::function<void(const std::string&)>& warn,
+                                                      bool* found_any = nullptr) const;
+
+ private:
+  void point(const std::string& link_path, const std::string& target) const;
+  void prune() const;
+  void remove_stale_temporaries() const;
+
+  model::ModelDirPaths paths_;
+  int64_t keep_last_;
+};
+
+}  // namespace nmt::train

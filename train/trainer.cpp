@@ -1,0 +1,214 @@
+// The training loop: optimizer steps over accumulated batches, logging,
+// validation, checkpoints, early stopping and clean stops on signals.
+#include "train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "data/parallel_reader.h"
+#include "eval/bleu.h"
+#include "model/translation.h"
+#include "train/autocast.h"
+#include "train/loss.h"
+#include "train/validation.h"
+#include "util/error.h"
+#include "util/stop_signal.h"
+
+namespace nmt::train {
+
+TrainResult Trainer::run() {
+  install_stop_signal_handlers();
+  prepare_output();
+  build_model();
+  restore_or_start();
+  model_->train();
+  while (!finished()) {
+    auto started = std::chrono::steady_clock::now();
+    StepStats stats = train_step();
+    interval_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (stats.done) break;
+    after_step(stats);
+  }
+  progress_->clear();
+  TrainResult result;
+  result.interrupted = stop_requested();
+  if (step_ != last_saved_step_) result.last_checkpoint = save_checkpoint(false);
+  if (result.interrupted) {
+    log_->info("stopped by signal {} at step {}; resume with --resume", stop_signal_number(), step_);
+  } else {
+    log_->info("training finished at step {}{}", step_, early_stopped_ ? " (early stop)" : "");
+  }
+  metrics_->update_plot();
+  result.step = step_;
+  result.epoch = iterator_->epoch();
+  result.out_dir = paths_.root;
+  return result;
+}
+
+int64_t Trainer::total_steps() const {
+  const int64_t batches = iterator_->batches_in_epoch() * config_.train.epochs;
+  const int64_t by_epochs = (batches + config_.train.accum_steps - 1) / config_.train.accum_steps;
+  return config_.train.max_steps > 0 ? std::min(by_epochs, config_.train.max_steps) : by_epochs;
+}
+
+bool Trainer::finished() const {
+  if (stop_requested() || early_stopped_) return true;
+  return config_.train.max_steps > 0 && step_ >= config_.train.max_steps;
+}
+
+bool Trainer::next_batch(data::Batch& batch) {
+  while (!iterator_->next(batch)) {
+    if (iterator_->epoch() + 1 >= config_.train.epochs) return false;
+    iterator_->start_epoch(iterator_->epoch() + 1);
+  }
+  return true;
+}
+
+Trainer::StepStats Trainer::train_step() {
+  StepStats stats;
+  std::vector<data::Batch> batches;
+  for (int64_t i = 0; i < config_.train.accum_steps; ++i) {
+    data::Batch b;
+    if (!next_batch(b)) break;
+    stats.tokens += b.tgt_tokens;
+    stats.src_tokens += b.src_tokens;
+    batches.push_back(std::move(b));
+  }
+  if (batches.empty()) {
+    stats.done = true;
+    return stats;
+  }
+  optimizer_->zero_grad();
+  // One loss over every accumulated token: each batch contributes its sum
+  // divided by the step's token count, so accumulation equals one big batch.
+  const double denominator = static_cast<double>(std::max<int64_t>(stats.tokens, 1));
+  for (const auto& b : batches) {
+    AutocastScope autocast(autocast_);
+    auto logits = model_(b.src.to(device_), b.trg_in.to(device_));
+    auto parts = label_smoothed_loss(logits, b.gold.to(device_), config_.model.trg_pad_idx,
+                                     config_.train.label_smoothing);
+    (parts.smoothed_sum / denominator).backward();
+    stats.loss_sum += parts.smoothed_sum.item<double>();
+    stats.nll_sum += parts.nll_sum.item<double>();
+  }
+  if (!std::isfinite(stats.loss_sum)) {
+    stats.skipped = true;
+    optimizer_->zero_grad();
+    return stats;
+  }
+  if (config_.train.clip > 0) torch::nn::utils::clip_grad_norm_(model_->unique_parameters(), config_.train.clip);
+  const double lr = schedule_->lr_at(step_ + 1);
+  for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  optimizer_->step();
+  ++step_;
+  return stats;
+}
+
+void Trainer::after_step(const StepStats& stats) {
+  if (stats.skipped) {
+    progress_->clear();
+    log_->warn("non-finite loss at step {}; update skipped", step_ + 1);
+    if (++bad_steps_in_a_row_ >= config_.train.max_bad_steps) {
+      throw Error("The loss was not finite for " + std::to_string(bad_steps_in_a_row_) +
+                      " steps in a row after step " + std::to_string(step_) + "; stopping. The last good checkpoint " +
+                      "is in " + paths_.checkpoints + "; lower train.lr or check the data.",
+                  kExitOther);
+    }
+    return;
+  }
+  bad_steps_in_a_row_ = 0;
+  interval_loss_ += stats.loss_sum;
+  interval_tokens_ += stats.tokens;
+  interval_all_tokens_ += stats.tokens + stats.src_tokens;
+  const bool log_now = step_ % config_.train.log_every_steps == 0;
+  ProgressSnapshot snap;
+  snap.step = step_;
+  snap.total_steps = total_steps();
+  snap.epoch = iterator_->epoch();
+  snap.loss = interval_loss_ / std::max<int64_t>(interval_tokens_, 1);
+  snap.lr = schedule_->lr_at(step_);
+  snap.tokens_per_s = interval_seconds_ > 0 ? interval_tokens_ / interval_seconds_ : 0;
+  progress_->update(snap, log_now);
+  if (log_now) {
+    metrics_->write({{"type", "train"},
+                     {"step", step_},
+                     {"epoch", snap.epoch + 1},
+                     {"loss", snap.loss},
+                     {"lr", snap.lr},
+                     {"tokens_per_s", snap.tokens_per_s},
+                     {"src_tgt_tokens_per_s", interval_all_tokens_ / std::max(interval_seconds_, 1e-9)}});
+    interval_loss_ = 0;
+    interval_tokens_ = interval_all_tokens_ = 0;
+    interval_seconds_ = 0;
+  }
+  const bool last = finished() && !stop_requested();
+  bool best = false;
+  if (!valid_batches_.empty() && (step_ % config_.valid.every_steps == 0 || last)) {
+    const bool had_best = has_best_;
+    const double before = best_score_;
+    validate();
+    best = has_best_ && (!had_best || best_score_ > before);
+  }
+  if (step_ % config_.checkpoint.every_steps == 0 || best) save_checkpoint(best);
+}
+
+void Trainer::validate() {
+  model_->eval();
+  ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, autocast_);
+  nlohmann::json line = {{"type", "valid"},
+                         {"step", step_},
+                         {"epoch", iterator_->epoch() + 1},
+                         {"valid_loss", v.loss},
+                         {"valid_ppl", v.ppl}};
+  double score = -v.loss;
+  if (config_.valid.bleu) {
+    v.bleu = decode_bleu();
+    line["valid_bleu"] = v.bleu;
+    score = v.bleu;
+  }
+  model_->train();
+  schedule_->on_validation(v.loss);
+  if (!has_best_ || score > best_score_) {
+    has_best_ = true;
+    best_score_ = score;
+    validations_without_improvement_ = 0;
+  } else if (config_.valid.early_stop_patience > 0 &&
+             ++validations_without_improvement_ >= config_.valid.early_stop_patience) {
+    early_stopped_ = true;
+  }
+  metrics_->write(line);
+  metrics_->update_plot();
+  progress_->clear();
+  log_->info("validation at step {}: loss {:.4f} ppl {:.2f}{}", step_, v.loss, v.ppl,
+             config_.valid.bleu ? fmt::format(" BLEU {:.2f}", v.bleu) : std::string());
+}
+
+}  // namespace nmt::train
+
+namespace nmt::train {
+
+double Trainer::decode_bleu() {
+  if (!valid_lines_) {
+    valid_lines_ = data::read_parallel_lines(config_.data.valid_src, config_.data.valid_tgt);
+    const auto limit = static_cast<size_t>(config_.valid.max_sentences);
+    if (limit > 0 && valid_lines_->src.size() > limit) {
+      valid_lines_->src.resize(limit);
+      valid_lines_->ref.resize(limit);
+    }
+  }
+  model::TranslatorOptions options;
+  options.search.beam = config_.valid.beam;
+  options.batch_size = 64;
+  model::Translator translator(model_, vocabs_, options);
+  auto results = translator.translate(valid_lines_->src);
+  eval::BleuStats stats;
+  for (size_t i = 0; i < results.size(); ++i) {
+    stats.add(results[i].texts.empty() ? std::string() : results[i].texts[0], valid_lines_->ref[i]);
+  }
+  return eval::compute_bleu(stats).score;
+}
+
+}  // namespace nmt::train

@@ -1,0 +1,116 @@
+// The training run behind `trainer` (SPEC.md): prepares vocabulary and data,
+// trains with periodic validation and checkpoints, and resumes exactly.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/optim/adam.h>
+
+#include "data/batch_iterator.h"
+#include "data/parallel_reader.h"
+#include "data/training_data.h"
+#include "model/checkpoint.h"
+#include "model/model_dir.h"
+#include "model/transformer.h"
+#include "train/checkpoint_manager.h"
+#include "train/lr_schedule.h"
+#include "train/metrics_log.h"
+#include "train/progress.h"
+#include "util/config.h"
+#include "vocab/vocabularies.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace nmt::train {
+
+struct TrainerOptions {
+  std::string config_path;
+  std::string out_dir;                 // default: runs/<config file stem>
+  bool resume = false;
+  std::vector<std::string> overrides;  // --set KEY=VALUE
+  std::string init_state_dict;         // reference-format weights to start from
+  bool progress_on_terminal = true;    // draw a live line when stderr is a TTY
+};
+
+struct TrainResult {
+  int64_t step = 0;
+  int64_t epoch = 0;
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM after saving
+  std::string out_dir;
+  std::string last_checkpoint;
+};
+
+// Reads the config file, applies overrides and validates (UsageError on failure).
+Config resolve_config(const TrainerOptions& options);
+
+TrainResult run_training(const TrainerOptions& options);
+
+// Internals of one run, split by concern over trainer*.cpp.
+class Trainer {
+ public:
+  Trainer(Config config, TrainerOptions options);
+  TrainResult run();
+
+ private:
+  // trainer_setup.cpp
+  void prepare_output();
+  void build_model();
+  void restore_or_start();
+  void restore(const model::Checkpoint& checkpoint);
+  model::Checkpoint snapshot() const;
+  std::string save_checkpoint(bool best);
+
+  // trainer.cpp
+  struct StepStats {
+    bool done = false, skipped = false;
+    double loss_sum = 0, nll_sum = 0;
+    int64_t tokens = 0, src_tokens = 0;
+  };
+  StepStats train_step();
+  bool next_batch(data::Batch& batch);
+  bool finished() const;
+  void after_step(const StepStats& stats);
+  void validate();
+  double decode_bleu();
+  int64_t total_steps() const;
+
+  Config config_;
+  TrainerOptions options_;
+  model::ModelDirPaths paths_;
+  std::shared_ptr<spdlog::logger> log_;
+  torch::Device device_{torch::kCPU};
+  bool autocast_ = false;
+
+  vocab::Vocabularies vocabs_;
+  data::TrainingData data_;
+  std::optional<data::BatchIterator> iterator_;
+  std::vector<data::Batch> valid_batches_;
+  std::optional<data::ParallelLines> valid_lines_;  // raw text for BLEU, read on first use
+  model::Transformer model_{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<LrSchedule> schedule_;
+  std::unique_ptr<CheckpointManager> checkpoints_;
+  std::unique_ptr<MetricsLog> metrics_;
+  std::unique_ptr<Progress> progress_;
+
+  // Progress of the run, saved in checkpoints.
+  int64_t step_ = 0;
+  bool has_best_ = false;
+  double best_score_ = 0;        // BLEU (higher is better) or -loss
+  int64_t validations_without_improvement_ = 0;
+  int64_t bad_steps_in_a_row_ = 0;
+  bool early_stopped_ = false;
+
+  // Running figures between log lines.
+  double interval_loss_ = 0;
+  int64_t interval_tokens_ = 0, interval_all_tokens_ = 0;
+  double interval_seconds_ = 0;
+  int64_t last_saved_step_ = -1;
+};
+
+}  // namespace nmt::train

@@ -1,0 +1,225 @@
+// Setting a run up: configuration, output directory, vocabulary, data, model,
+// optimizer; and the checkpoint side (snapshot, save, resume).
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "model/state_dict.h"
+#include "train/trainer.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/threads.h"
+
+namespace nmt::train {
+namespace fs = std::filesystem;
+namespace {
+
+std::shared_ptr<spdlog::logger> make_logger(const std::string& log_path) {
+  std::vector<spdlog::sink_ptr> sinks;
+  sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_path));
+  auto logger = std::make_shared<spdlog::logger>("trainer", sinks.begin(), sinks.end());
+  logger->set_pattern("[%Y-%m-%d %H:%M:%S] [%l] %v");
+  logger->flush_on(spdlog::level::info);
+  return logger;
+}
+
+torch::Device choose_device(const std::string& wanted) {
+  const bool cuda = torch::cuda::is_available();
+  if (wanted == "cuda" && !cuda) {
+    throw UsageError("train.device is \"cuda\" but no CUDA device is available (use \"auto\" or \"cpu\").");
+  }
+  return (wanted != "cpu" && cuda) ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+std::vector<torch::Tensor> rng_states() {
+  std::vector<torch::Tensor> states;
+  auto cpu = at::detail::getDefaultCPUGenerator();
+  {
+    std::lock_guard<std::mutex> lock(cpu.mutex());
+    states.push_back(cpu.get_state());
+  }
+  for (int64_t i = 0; torch::cuda::is_available() && i < static_cast<int64_t>(torch::cuda::device_count()); ++i) {
+    auto gen = at::globalContext().defaultGenerator(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(i)));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    states.push_back(gen.get_state());
+  }
+  return states;
+}
+
+void restore_rng_states(const std::vector<torch::Tensor>& states) {
+  if (states.empty()) return;
+  auto cpu = at::detail::getDefaultCPUGenerator();
+  {
+    std::lock_guard<std::mutex> lock(cpu.mutex());
+    cpu.set_state(states[0]);
+  }
+  for (size_t i = 1; i < states.size() && torch::cuda::is_available() &&
+                     i <= static_cast<size_t>(torch::cuda::device_count());
+       ++i) {
+    auto gen = at::globalContext().defaultGenerator(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(i - 1)));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(states[i]);
+  }
+}
+
+std::string optimizer_bytes(torch::optim::Adam& optimizer) {
+  torch::serialize::OutputArchive archive;
+  optimizer.save(archive);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+void load_optimizer_bytes(torch::optim::Adam& optimizer, const std::string& bytes, const std::string& origin) {
+  try {
+    std::istringstream in(bytes);
+    torch::serialize::InputArchive archive;
+    archive.load_from(in);
+    optimizer.load(archive);
+  } catch (const c10::Error&) {
+    throw DataError("Checkpoint " + origin + " holds optimizer state that does not fit this model.");
+  }
+}
+
+}  // namespace
+
+Config resolve_config(const TrainerOptions& options) {
+  nlohmann::json j = read_json_file(options.config_path);
+  for (const auto& assignment : options.overrides) apply_override(j, assignment);
+  Config config = config_from_json(j, options.config_path);
+  config.validate();
+  return config;
+}
+
+TrainResult run_training(const TrainerOptions& options) {
+  Config config = resolve_config(options);
+  TrainerOptions resolved = options;
+  if (resolved.out_dir.empty()) resolved.out_dir = "runs/" + fs::path(options.config_path).stem().string();
+  return Trainer(std::move(config), std::move(resolved)).run();
+}
+
+Trainer::Trainer(Config config, TrainerOptions options)
+    : config_(std::move(config)), options_(std::move(options)), paths_(options_.out_dir) {}
+
+void Trainer::prepare_output() {
+  fs::create_directories(paths_.checkpoints);
+  const bool has_checkpoints = fs::exists(paths_.last) || !fs::is_empty(paths_.checkpoints);
+  if (has_checkpoints && !options_.resume) {
+    throw UsageError("Output directory " + paths_.root +
+                     " already holds checkpoints; pass --resume to continue that run or choose another --out.");
+  }
+  log_ = make_logger(paths_.log);
+  progress_ = std::make_unique<Progress>(log_, options_.progress_on_terminal && ::isatty(2));
+  configure_cpu_threads(static_cast<int>(config_.train.threads));
+  device_ = choose_device(config_.train.device);
+  autocast_ = device_.is_cuda() && config_.train.mixed_precision;
+  log_->info("output directory {} | device {} | {} CPU threads{}", paths_.root, device_.str(),
+             at::get_num_threads(), autocast_ ? " | mixed precision (bf16)" : "");
+
+  vocabs_ = vocab::prepare_vocabularies(config_, paths_.root);
+  config_.model.enc_voc_size = vocabs_.src->size();
+  config_.model.dec_voc_size = vocabs_.tgt->size();
+  config_.model.src_pad_idx = vocabs_.src->pad_id();
+  config_.model.trg_pad_idx = vocabs_.tgt->pad_id();
+  config_.model.trg_sos_idx = vocabs_.tgt->bos_id();
+  config_.validate();
+  data_ = data::prepare_training_data(config_, vocabs_, paths_.root);
+  iterator_.emplace(data::make_train_iterator(data_, config_));
+  valid_batches_ = data::make_valid_batches(data_, config_);
+  log_->info("vocabulary {}{} pieces | {} training pairs, {} batches per epoch | {} validation batches",
+             vocabs_.joint ? "joint " : "", config_.model.dec_voc_size, data_.train->size(),
+             iterator_->batches_in_epoch(), valid_batches_.size());
+  write_file_atomically(paths_.config, config_to_json(config_).dump(2) + "\n");
+}
+
+void Trainer::build_model() {
+  torch::manual_seed(static_cast<uint64_t>(config_.train.seed));
+  model_ = model::Transformer(config_.model);
+  model::init_weights_like_reference(*model_);
+  if (!options_.init_state_dict.empty()) {
+    model::load_state_dict(*model_, model::read_state_dict_file(options_.init_state_dict), options_.init_state_dict);
+    log_->info("initial weights from {}", options_.init_state_dict);
+  }
+  model_->to(device_);
+  const auto& t = config_.train;
+  torch::optim::AdamOptions adam(t.lr);
+  adam.betas({t.adam_beta1, t.adam_beta2}).eps(t.adam_eps).weight_decay(t.weight_decay);
+  optimizer_ = std::make_unique<torch::optim::Adam>(model_->unique_parameters(), adam);
+  schedule_ = std::make_unique<LrSchedule>(t, config_.model.d_model);
+  checkpoints_ = std::make_unique<CheckpointManager>(paths_, config_.checkpoint.keep_last);
+  int64_t n = 0;
+  for (const auto& p : model_->unique_parameters()) n += p.numel();
+  log_->info("model: {} parameters, d_model {}, {} layers, {} heads", n, config_.model.d_model,
+             config_.model.n_layers, config_.model.n_head);
+}
+
+void Trainer::restore_or_start() {
+  std::optional<model::Checkpoint> checkpoint;
+  if (options_.resume) {
+    bool found_any = false;
+    checkpoint = checkpoints_->load_newest_intact([&](const std::string& w) { log_->warn("{}", w); }, &found_any);
+    if (!checkpoint && found_any) {
+      throw DataError("Cannot resume: every checkpoint in " + paths_.checkpoints +
+                      " is truncated or corrupt (see the warnings above); remove them to start afresh.");
+    }
+    if (!checkpoint) log_->warn("--resume: no checkpoint in {} yet; starting from scratch", paths_.checkpoints);
+  }
+  if (checkpoint) restore(*checkpoint);
+  metrics_ = std::make_unique<MetricsLog>(paths_.metrics, paths_.root + "/training.svg",
+                                          checkpoint ? step_ : -1);
+}
+
+void Trainer::restore(const model::Checkpoint& c) {
+  const std::string origin = "checkpoint at step " + std::to_string(c.step()) + " in " + paths_.checkpoints;
+  ModelConfig trained = model_config_from_json(c.config.at("model"), origin);
+  if (model_config_to_json(trained) != model_config_to_json(config_.model)) {
+    throw DataError("Cannot resume: the " + origin +
+                    " was trained with another model configuration; use the original config or a new --out.");
+  }
+  model::load_state_dict(*model_, c.weights, origin);
+  load_optimizer_bytes(*optimizer_, c.optimizer, origin);
+  const auto& s = c.state;
+  step_ = s.at("step");
+  schedule_->restore(s.at("schedule"));
+  iterator_->restore(data::iterator_state_from_json(s.at("iterator")));
+  has_best_ = s.at("has_best");
+  best_score_ = s.at("best_score");
+  validations_without_improvement_ = s.at("validations_without_improvement");
+  restore_rng_states(c.rng);
+  last_saved_step_ = step_;
+  log_->info("resumed from step {} (epoch {})", step_, iterator_->epoch() + 1);
+}
+
+model::Checkpoint Trainer::snapshot() const {
+  model::Checkpoint c;
+  c.config = config_to_json(config_);
+  c.weights = model::state_dict_of(*model_);
+  c.optimizer = optimizer_bytes(*optimizer_);
+  c.rng = rng_states();
+  c.state = {{"step", step_},
+             {"epoch", iterator_->epoch()},
+             {"iterator", data::iterator_state_to_json(iterator_->state())},
+             {"schedule", schedule_->state()},
+             {"has_best", has_best_},
+             {"best_score", best_score_},
+             {"validations_without_improvement", validations_without_improvement_}};
+  return c;
+}
+
+std::string Trainer::save_checkpoint(bool best) {
+  std::string path = checkpoints_->save(snapshot(), best);
+  last_saved_step_ = step_;
+  progress_->clear();
+  log_->info("saved checkpoint {}{}", path, best ? " (best so far)" : "");
+  return path;
+}
+
+}  // namespace nmt::train

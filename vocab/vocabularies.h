@@ -1,0 +1,35 @@
+// The source and target vocabularies of a run, kept in OUT/vocab/ so that the
+// output directory is self-contained:
+//   OUT/vocab/spm.model               joint (trained here, or vocab.model copied)
+//   OUT/vocab/src.model, tgt.model    one per side
+//   OUT/vocab/vocab.json              which of the two, and the settings used
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "vocab/sentencepiece_vocab.h"
+
+namespace nmt {
+struct Config;
+}
+
+namespace nmt::vocab {
+
+struct Vocabularies {
+  std::shared_ptr<const SentencePieceVocab> src, tgt;  // the same object when joint
+  bool joint = true;
+  bool reused = false;  // true when OUT/vocab/ already held them
+};
+
+// Trains the model(s) from data.train_src/train_tgt as vocab.* says, or
+// copies vocab.model, into OUT/vocab/. When OUT/vocab/ already holds
+// vocabularies made with the same settings (a resumed run) they are reused;
+// other settings are a DataError (the checkpoints there depend on them).
+Vocabularies prepare_vocabularies(const Config& config, const std::string& out_dir);
+
+// Loads what prepare_vocabularies wrote into model_dir/vocab/. Throws
+// nmt::DataError naming the file when it is missing or damaged.
+Vocabularies load_vocabularies(const std::string& model_dir);
+
+}  // namespace nmt::vocab
