@@ -49,6 +49,7 @@ TrainResult Trainer::run() {
 }
 
 int64_t Trainer::total_steps() const {
+  if (config_.train.epochs == 0) return config_.train.max_steps;
   const int64_t batches = iterator_->batches_in_epoch() * config_.train.epochs;
   const int64_t by_epochs = (batches + config_.train.accum_steps - 1) / config_.train.accum_steps;
   return config_.train.max_steps > 0 ? std::min(by_epochs, config_.train.max_steps) : by_epochs;
@@ -61,7 +62,8 @@ bool Trainer::finished() const {
 
 bool Trainer::next_batch(data::Batch& batch) {
   while (!iterator_->next(batch)) {
-    if (iterator_->epoch() + 1 >= config_.train.epochs) return false;
+    // epochs 0 means no epoch limit (max_steps then ends the run).
+    if (config_.train.epochs > 0 && iterator_->epoch() + 1 >= config_.train.epochs) return false;
     iterator_->start_epoch(iterator_->epoch() + 1);
   }
   return true;
