@@ -4,7 +4,8 @@
 // sentences), and the peak resident memory.
 //
 //   decode_bench --model DIR --src FILE [--limit N] [--ratio-limit N]
-//                [--threads N] [--device auto|cpu|cuda] [--checkpoint FILE]
+//                [--threads N] [--blas-threads N] [--device auto|cpu|cuda]
+//                [--checkpoint FILE]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -99,21 +100,23 @@ int bench_main(int argc, char** argv) {
   CLI::App app{"Decoding speed: greedy and beam search, cached and full-prefix."};
   std::string model_dir, checkpoint, src, device_name = "auto";
   int64_t limit = 300, ratio_limit = 60;
-  int threads = 2;
+  int threads = 2, blas_threads = -1;
   app.add_option("--model", model_dir, "Model directory")->required();
   app.add_option("--checkpoint", checkpoint, "Checkpoint (default best.pt, else last.pt)");
   app.add_option("--src", src, "Source sentences, one a line (plain or .gz)")->required();
   app.add_option("--limit", limit, "Sentences for the speed table")->capture_default_str();
   app.add_option("--ratio-limit", ratio_limit, "Sentences for the cache vs full-prefix ratio")->capture_default_str();
   app.add_option("--threads", threads, "CPU threads (set explicitly so runs compare)")->capture_default_str();
+  app.add_option("--blas-threads", blas_threads, "OpenBLAS threads (default: as --threads)");
   app.add_option("--device", device_name, "auto, cpu or cuda")->capture_default_str();
   app.parse(argc, argv);
   const torch::Device device = pick_device(device_name);
-  const int used = nmt::configure_cpu_threads(threads);
+  const int used = nmt::configure_cpu_threads(threads, blas_threads);
   const auto loaded = nmt::model::load_model_dir(model_dir, checkpoint, device);
   const auto lines = read_lines(src, limit);
-  std::printf("model %s (%s), %zu sentences from %s, %d threads, device %s\n\n", model_dir.c_str(),
-              loaded.checkpoint_path.c_str(), lines.size(), src.c_str(), used, device.str().c_str());
+  std::printf("model %s (%s), %zu sentences from %s, %d threads (OpenBLAS %d), device %s\n\n", model_dir.c_str(),
+              loaded.checkpoint_path.c_str(), lines.size(), src.c_str(), used, nmt::blas_threads(),
+              device.str().c_str());
   const std::vector<std::string> warm_up(lines.begin(), lines.begin() + std::min<size_t>(8, lines.size()));
   measure(loaded, warm_up, 4, 8, true, device);
   std::printf("| beam | batch | decoder     | sentences |  seconds |  sent/s | tokens/s |\n");

@@ -3,6 +3,8 @@
 // per step) or by recomputing the whole prefix (the reference path).
 #pragma once
 
+#include <vector>
+
 #include "model/attention_cache.h"
 #include "model/step_scorer.h"
 #include "model/transformer.h"
@@ -23,7 +25,8 @@ class ModelScorer : public StepScorer {
   TransformerImpl& model_;
   bool cached_;
   torch::Device device_;
-  torch::Tensor enc_, src_mask_;  // per live row
+  torch::Tensor enc_, src_mask_;      // per live row
+  std::vector<int64_t> row_sentence_;  // the source sentence of each live row
   DecoderCache cache_;
 };
 
