@@ -50,7 +50,7 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
   // The checkpoint's own model settings decide the architecture; they must
   // agree with the directory's config, or the vocabulary would not fit.
   ModelConfig trained = model_config_from_json(ckpt.config.at("model"), out.checkpoint_path);
-  if (model_config_to_json(trained) != model_config_to_json(out.config.model)) {
+  if (!same_architecture(trained, out.config.model)) {
     throw DataError("Checkpoint " + out.checkpoint_path + " was trained with another model configuration than " +
                     paths.config + " describes.");
   }

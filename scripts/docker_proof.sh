@@ -62,7 +62,8 @@ step "image size"
 (docker image ls "$image" 2>/dev/null || podman image ls "localhost/$image") | tee "$work/image-size.txt"
 
 step "translator --help"
-run translator --help | head -n 5 || fail "translator --help"
+run translator --help > "$work/help.txt" || fail "translator --help"
+head -n 5 "$work/help.txt"
 
 step "short training on the mounted directory (stops at step 10)"
 run trainer --config /work/tiny.json --out /work/run --set train.max_steps=10 || fail "training"

@@ -20,15 +20,7 @@ class CorpusCacheTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    std::vector<std::string> en, de;
-    test::make_toy_corpus(400, en, de);
-    test::write_gz(dir_->path("train.de.gz"), test::join_lines(de));
-    test::write_file(dir_->path("train.en"), test::join_lines(en));
-    Config config;
-    config.data.train_src = dir_->path("train.de.gz");
-    config.data.train_tgt = dir_->path("train.en");
-    config.vocab.size = 100;
-    config.train.threads = 1;
+    const Config config = test::toy_corpus_config(*dir_, 400, /*gzip_source=*/true);
     vocabs_ = new vocab::Vocabularies(vocab::prepare_vocabularies(config, dir_->path("model")));
   }
   static void TearDownTestSuite() {

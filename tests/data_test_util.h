@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "util/config.h"
+
 namespace nmt::test {
 
 // A fresh directory under the system's temporary folder, removed at scope exit.
@@ -72,6 +74,26 @@ inline void make_toy_corpus(int n, std::vector<std::string>& en, std::vector<std
     en.push_back(e + ".");
     de.push_back(d + ".");
   }
+}
+
+// Writes `pairs` toy sentence pairs as dir/train.de (gzipped with
+// `gzip_source`) -> dir/train.en and returns a config over them with a
+// 100-piece joint vocabulary and one thread.
+inline Config toy_corpus_config(const TempDir& dir, int pairs, bool gzip_source = false) {
+  std::vector<std::string> en, de;
+  make_toy_corpus(pairs, en, de);
+  Config c;
+  c.data.train_src = dir.path(gzip_source ? "train.de.gz" : "train.de");
+  c.data.train_tgt = dir.path("train.en");
+  if (gzip_source) {
+    write_gz(c.data.train_src, join_lines(de));
+  } else {
+    write_file(c.data.train_src, join_lines(de));
+  }
+  write_file(c.data.train_tgt, join_lines(en));
+  c.vocab.size = 100;
+  c.train.threads = 1;
+  return c;
 }
 
 }  // namespace nmt::test

@@ -13,6 +13,7 @@
 
 #include "eval/bleu.h"
 #include "eval/tokenizer_13a.h"
+#include "tests/test_support.h"
 
 namespace {
 
@@ -27,25 +28,6 @@ using nmt::eval::tokenize_13a;
 constexpr double kScoreTol = 5e-5 + 1e-9;
 
 const std::string kFixtureDir = NMT_SOURCE_DIR "/../shared/fixtures/sacrebleu";
-
-// Lines as sacreBLEU reads them: split on '\n', the final newline ends the
-// last line rather than starting an empty one.
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 TEST(Tokenizer13a, SplitsPunctuationButKeepsApostrophesAndHyphens) {
   EXPECT_EQ(tokenize_13a("Hello, world!"), "Hello , world !");
@@ -134,12 +116,12 @@ TEST(Bleu, MatchesSacrebleuFixture) {
   }
   std::ifstream in(kFixtureDir + "/expected.json");
   const nlohmann::json expected = nlohmann::json::parse(in);
-  const std::vector<std::string> refs = read_lines(kFixtureDir + "/" + expected["ref"].get<std::string>());
+  const auto refs = nmt::test::read_lines_like_sacrebleu(kFixtureDir + "/" + expected["ref"].get<std::string>());
   ASSERT_FALSE(expected["cases"].empty());
   for (const auto& c : expected["cases"]) {
     const std::string name = c["hyp"].get<std::string>();
     SCOPED_TRACE(name);
-    const std::vector<std::string> hyps = read_lines(kFixtureDir + "/" + name);
+    const auto hyps = nmt::test::read_lines_like_sacrebleu(kFixtureDir + "/" + name);
     ASSERT_EQ(hyps.size(), refs.size());
     const BleuResult r = corpus_bleu(hyps, refs);
     EXPECT_EQ(r.counts, (c["counts"].get<std::array<int64_t, 4>>()));

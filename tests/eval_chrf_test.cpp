@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/chrf.h"
+#include "tests/test_support.h"
 
 namespace {
 
@@ -27,24 +28,6 @@ ChrfStats stats_of(const std::string& hyp, const std::string& ref) {
   ChrfStats s;
   s.add(hyp, ref);
   return s;
-}
-
-// Lines as sacreBLEU reads them (the final newline does not add a line).
-std::vector<std::string> read_chrf_lines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
 }
 
 TEST(Chrf, HandWorkedScore) {
@@ -107,12 +90,12 @@ TEST(Chrf, MatchesSacrebleuFixture) {
   }
   std::ifstream in(kChrfFixtureDir + "/expected.json");
   const nlohmann::json expected = nlohmann::json::parse(in);
-  const auto refs = read_chrf_lines(kChrfFixtureDir + "/" + expected["ref"].get<std::string>());
+  const auto refs = nmt::test::read_lines_like_sacrebleu(kChrfFixtureDir + "/" + expected["ref"].get<std::string>());
   ASSERT_FALSE(expected["cases"].empty());
   for (const auto& c : expected["cases"]) {
     const std::string name = c["hyp"].get<std::string>();
     SCOPED_TRACE(name);
-    const auto hyps = read_chrf_lines(kChrfFixtureDir + "/" + name);
+    const auto hyps = nmt::test::read_lines_like_sacrebleu(kChrfFixtureDir + "/" + name);
     ASSERT_EQ(hyps.size(), refs.size());
     EXPECT_NEAR(corpus_chrf(hyps, refs), c["chrf2"].get<double>(), 5e-5 + 1e-9);
   }

@@ -253,7 +253,9 @@ TEST(SearchOnModel, NBestHypothesesAreDistinctSortedAndScoredExactly) {
     for (size_t k = 0; k < out[s].size(); ++k) {
       const auto& h = out[s][k];
       distinct.insert(h.tokens);
-      if (k > 0) EXPECT_GE(out[s][k - 1].score, h.score) << "sentence " << s;
+      if (k > 0) {
+        EXPECT_GE(out[s][k - 1].score, h.score) << "sentence " << s;
+      }
       EXPECT_NEAR(h.log_prob, forced_log_prob(model, sources[s], h.tokens), 1e-3) << "sentence " << s;
       EXPECT_NEAR(h.score, normalized_score(h.log_prob, h.tokens.size() + 1, 0.6), 1e-9);
       EXPECT_LE(static_cast<int64_t>(h.tokens.size()) + 1, max_output_length(sources[s].size(), o.search, 32));

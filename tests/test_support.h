@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -50,6 +52,32 @@ inline std::string shared_dir() { return source_dir() + "/../shared"; }
 inline std::string reference_fixture_dir() {
   const char* env = std::getenv("NMT_REFERENCE_FIXTURE");
   return env ? env : shared_dir() + "/fixtures/reference";
+}
+
+// `s` as one single-quoted shell word.
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A file's lines as sacreBLEU reads them: split on '\n'; the final newline
+// ends the last line rather than starting an empty one.
+inline std::vector<std::string> read_lines_like_sacrebleu(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot open " << path;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
 }
 
 // A fresh empty directory under the build tree for one test.

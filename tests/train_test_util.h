@@ -56,12 +56,6 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-inline std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 // Runs `command` through the shell, capturing stdout and stderr.
 inline CommandResult run_command(const std::string& command) {
   CommandResult r;

@@ -38,12 +38,6 @@ struct Run {
   }
 };
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -57,8 +51,8 @@ std::string translator_binary() { return test::binary_dir() + "/translator"; }
 Run run_translator(const std::string& args, const std::string& input = "") {
   test::TempDir io;
   test::write_file(io.path("in"), input);
-  const std::string cmd = quote(translator_binary()) + " " + args + " < " + quote(io.path("in")) + " > " +
-                          quote(io.path("out")) + " 2> " + quote(io.path("err"));
+  const std::string cmd = test::shell_quote(translator_binary()) + " " + args + " < " + test::shell_quote(io.path("in")) + " > " +
+                          test::shell_quote(io.path("out")) + " 2> " + test::shell_quote(io.path("err"));
   Run r;
   const int status = std::system(cmd.c_str());
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -108,7 +102,7 @@ TEST_F(TranslatorCli, ScoresHypothesisFilesLikeSacreBleu) {
   const auto expected = nlohmann::json::parse(read_all(dir + "/expected.json"));
   for (const auto& c : expected.at("cases")) {
     const std::string hyp = c.at("hyp").get<std::string>();
-    const auto r = run_translator("--score " + quote(dir + "/ref.txt") + " --hypotheses " + quote(dir + "/" + hyp));
+    const auto r = run_translator("--score " + test::shell_quote(dir + "/ref.txt") + " --hypotheses " + test::shell_quote(dir + "/" + hyp));
     ASSERT_EQ(r.code, 0) << hyp << ": " << r.err;
     const auto got = nlohmann::json::parse(r.last_err_line());
     EXPECT_NEAR(got.at("bleu").get<double>(), c.at("bleu").get<double>(), 1e-3) << hyp;
@@ -124,11 +118,11 @@ TEST_F(TranslatorCli, MisalignedOrMissingScoreFilesAreDataErrors) {
   test::TempDir d;
   test::write_file(d.path("ref"), "a b c\nd e f\n");
   test::write_file(d.path("hyp"), "a b c\n");
-  const auto r = run_translator("--score " + quote(d.path("ref")) + " --hypotheses " + quote(d.path("hyp")));
+  const auto r = run_translator("--score " + test::shell_quote(d.path("ref")) + " --hypotheses " + test::shell_quote(d.path("hyp")));
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find(d.path("hyp")), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("1 lines"), std::string::npos) << r.err;
-  const auto missing = run_translator("--score " + quote(d.path("nope")) + " --hypotheses " + quote(d.path("hyp")));
+  const auto missing = run_translator("--score " + test::shell_quote(d.path("nope")) + " --hypotheses " + test::shell_quote(d.path("hyp")));
   EXPECT_EQ(missing.code, 3);
   EXPECT_NE(missing.err.find(d.path("nope")), std::string::npos) << missing.err;
 }
@@ -138,15 +132,7 @@ class TranslatorWithModel : public TranslatorCli {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    std::vector<std::string> en, de;
-    test::make_toy_corpus(300, en, de);
-    test::write_file(dir_->path("train.de"), test::join_lines(de));
-    test::write_file(dir_->path("train.en"), test::join_lines(en));
-    Config c;
-    c.data.train_src = dir_->path("train.de");
-    c.data.train_tgt = dir_->path("train.en");
-    c.vocab.size = 100;
-    c.train.threads = 1;
+    Config c = test::toy_corpus_config(*dir_, 300);
     c.model.d_model = 32;
     c.model.n_head = 4;
     c.model.ffn_hidden = 48;
@@ -168,7 +154,7 @@ class TranslatorWithModel : public TranslatorCli {
     model::save_checkpoint(model_dir + "/checkpoints/last.pt", ck);
   }
   static void TearDownTestSuite() { delete dir_; }
-  static std::string model_arg() { return "--threads 1 --model " + quote(dir_->path("model")); }
+  static std::string model_arg() { return "--threads 1 --model " + test::shell_quote(dir_->path("model")); }
   static test::TempDir* dir_;
 };
 test::TempDir* TranslatorWithModel::dir_ = nullptr;
@@ -203,16 +189,16 @@ TEST_F(TranslatorWithModel, OutputFileAppearsOnlyWhenComplete) {
   test::write_file(d.path("in"), "Ein Mann.\nEin Hund.\nEin Kind.\n");
   test::write_file(d.path("ref2"), "A man.\nA dog.\n");
   test::write_file(d.path("ref3"), "A man.\nA dog.\nA child.\n");
-  const auto bad = run_translator(model_arg() + " --input " + quote(d.path("in")) + " --output " +
-                                  quote(d.path("out")) + " --score " + quote(d.path("ref2")));
+  const auto bad = run_translator(model_arg() + " --input " + test::shell_quote(d.path("in")) + " --output " +
+                                  test::shell_quote(d.path("out")) + " --score " + test::shell_quote(d.path("ref2")));
   EXPECT_EQ(bad.code, 3) << bad.err;
   EXPECT_NE(bad.err.find(d.path("ref2")), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(d.path("out")));
   for (const auto& e : fs::directory_iterator(d.root())) {
     EXPECT_EQ(e.path().filename().string().find("out"), std::string::npos) << "left behind: " << e.path();
   }
-  const auto ok = run_translator(model_arg() + " --input " + quote(d.path("in")) + " --output " +
-                                 quote(d.path("out")) + " --score " + quote(d.path("ref3")));
+  const auto ok = run_translator(model_arg() + " --input " + test::shell_quote(d.path("in")) + " --output " +
+                                 test::shell_quote(d.path("out")) + " --score " + test::shell_quote(d.path("ref3")));
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_EQ(lines_of(read_all(d.path("out"))).size(), 3u);
   const auto scores = nlohmann::json::parse(ok.last_err_line());
@@ -238,7 +224,7 @@ TEST_F(TranslatorWithModel, CorruptCheckpointAndForeignConfigAreDataErrors) {
   const std::string good = dir_->path("model") + "/checkpoints/last.pt";
   const std::string bytes = read_all(good);
   test::write_file(d.path("cut.pt"), bytes.substr(0, bytes.size() / 2));
-  const auto cut = run_translator(model_arg() + " --checkpoint " + quote(d.path("cut.pt")) + " 'Ein Mann.'");
+  const auto cut = run_translator(model_arg() + " --checkpoint " + test::shell_quote(d.path("cut.pt")) + " 'Ein Mann.'");
   EXPECT_EQ(cut.code, 3);
   EXPECT_NE(cut.err.find(d.path("cut.pt")), std::string::npos) << cut.err;
   // Same directory, config of a wider model: the weights do not fit it.
@@ -247,24 +233,24 @@ TEST_F(TranslatorWithModel, CorruptCheckpointAndForeignConfigAreDataErrors) {
   config["model"]["d_model"] = 64;
   config["model"]["ffn_hidden"] = 96;
   test::write_file(d.path("other") + "/config.json", config.dump(2));
-  const auto other = run_translator("--model " + quote(d.path("other")) + " 'Ein Mann.'");
+  const auto other = run_translator("--model " + test::shell_quote(d.path("other")) + " 'Ein Mann.'");
   EXPECT_EQ(other.code, 3) << other.err;
   EXPECT_EQ(other.err.find("terminate"), std::string::npos) << other.err;
 }
 
 TEST_F(TranslatorWithModel, ExportsStateDictAndDrawsAttention) {
   test::TempDir d;
-  const auto exported = run_translator(model_arg() + " --export-state-dict " + quote(d.path("w.pt")));
+  const auto exported = run_translator(model_arg() + " --export-state-dict " + test::shell_quote(d.path("w.pt")));
   ASSERT_EQ(exported.code, 0) << exported.err;
   const auto dict = model::read_state_dict_file(d.path("w.pt"));
   EXPECT_TRUE(dict.count("decoder.linear.weight") && dict.count("encoder.layers.1.ffn.linear2.bias"));
-  const auto drawn = run_translator(model_arg() + " --attention-svg " + quote(d.path("a.svg")) +
+  const auto drawn = run_translator(model_arg() + " --attention-svg " + test::shell_quote(d.path("a.svg")) +
                                     " --attention-layer 0 'Ein Mann sieht dem Hund.'");
   ASSERT_EQ(drawn.code, 0) << drawn.err;
   const std::string svg = read_all(d.path("a.svg"));
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
-  const auto bad_layer = run_translator(model_arg() + " --attention-svg " + quote(d.path("b.svg")) +
+  const auto bad_layer = run_translator(model_arg() + " --attention-svg " + test::shell_quote(d.path("b.svg")) +
                                         " --attention-layer 5 'Ein Mann.'");
   EXPECT_EQ(bad_layer.code, 2) << bad_layer.err;
 }

@@ -22,15 +22,7 @@ class TranslatorText : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    std::vector<std::string> en, de;
-    test::make_toy_corpus(300, en, de);
-    test::write_file(dir_->path("train.de"), test::join_lines(de));
-    test::write_file(dir_->path("train.en"), test::join_lines(en));
-    Config c;
-    c.data.train_src = dir_->path("train.de");
-    c.data.train_tgt = dir_->path("train.en");
-    c.vocab.size = 100;
-    c.train.threads = 1;
+    const Config c = test::toy_corpus_config(*dir_, 300);
     vocabs_ = new vocab::Vocabularies(vocab::prepare_vocabularies(c, dir_->path("out")));
   }
   static void TearDownTestSuite() {

@@ -111,17 +111,30 @@ Trainer::StepStats Trainer::train_step() {
 
 void Trainer::after_step(const StepStats& stats) {
   if (stats.skipped) {
-    progress_->clear();
-    log_->warn("non-finite loss at step {}; update skipped", step_ + 1);
-    if (++bad_steps_in_a_row_ >= config_.train.max_bad_steps) {
-      throw Error("The loss was not finite for " + std::to_string(bad_steps_in_a_row_) +
-                      " steps in a row after step " + std::to_string(step_) + "; stopping. The last good checkpoint " +
-                      "is in " + paths_.checkpoints + "; lower train.lr or check the data.",
-                  kExitOther);
-    }
+    count_skipped_step();
     return;
   }
   bad_steps_in_a_row_ = 0;
+  report_progress(stats);
+  validate_and_checkpoint();
+}
+
+// A non-finite loss skips the update; too many in a row end the run (the last
+// good checkpoint stays on disk).
+void Trainer::count_skipped_step() {
+  progress_->clear();
+  log_->warn("non-finite loss at step {}; update skipped", step_ + 1);
+  if (++bad_steps_in_a_row_ >= config_.train.max_bad_steps) {
+    throw Error("The loss was not finite for " + std::to_string(bad_steps_in_a_row_) +
+                    " steps in a row after step " + std::to_string(step_) + "; stopping. The last good checkpoint " +
+                    "is in " + paths_.checkpoints + "; lower train.lr or check the data.",
+                kExitOther);
+  }
+}
+
+// Live progress every step; a log line and a metrics.jsonl record every
+// train.log_every_steps, averaged over the steps since the previous one.
+void Trainer::report_progress(const StepStats& stats) {
   interval_loss_ += stats.loss_sum;
   interval_tokens_ += stats.tokens;
   interval_all_tokens_ += stats.tokens + stats.src_tokens;
@@ -134,18 +147,22 @@ void Trainer::after_step(const StepStats& stats) {
   snap.lr = schedule_->lr_at(step_);
   snap.tokens_per_s = interval_seconds_ > 0 ? interval_tokens_ / interval_seconds_ : 0;
   progress_->update(snap, log_now);
-  if (log_now) {
-    metrics_->write({{"type", "train"},
-                     {"step", step_},
-                     {"epoch", snap.epoch + 1},
-                     {"loss", snap.loss},
-                     {"lr", snap.lr},
-                     {"tokens_per_s", snap.tokens_per_s},
-                     {"src_tgt_tokens_per_s", interval_all_tokens_ / std::max(interval_seconds_, 1e-9)}});
-    interval_loss_ = 0;
-    interval_tokens_ = interval_all_tokens_ = 0;
-    interval_seconds_ = 0;
-  }
+  if (!log_now) return;
+  metrics_->write({{"type", "train"},
+                   {"step", step_},
+                   {"epoch", snap.epoch + 1},
+                   {"loss", snap.loss},
+                   {"lr", snap.lr},
+                   {"tokens_per_s", snap.tokens_per_s},
+                   {"src_tgt_tokens_per_s", interval_all_tokens_ / std::max(interval_seconds_, 1e-9)}});
+  interval_loss_ = 0;
+  interval_tokens_ = interval_all_tokens_ = 0;
+  interval_seconds_ = 0;
+}
+
+// Validation every valid.every_steps and after the last step; a checkpoint
+// every checkpoint.every_steps and whenever validation found a new best.
+void Trainer::validate_and_checkpoint() {
   const bool last = finished() && !stop_requested();
   bool best = false;
   if (!valid_batches_.empty() && (step_ % config_.valid.every_steps == 0 || last)) {

@@ -75,6 +75,9 @@ class Trainer {
   bool next_batch(data::Batch& batch);
   bool finished() const;
   void after_step(const StepStats& stats);
+  void count_skipped_step();
+  void report_progress(const StepStats& stats);
+  void validate_and_checkpoint();
   void validate();
   double decode_bleu();
   int64_t total_steps() const;

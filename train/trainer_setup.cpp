@@ -118,11 +118,12 @@ void Trainer::prepare_output() {
   }
   log_ = make_logger(paths_.log);
   progress_ = std::make_unique<Progress>(log_, options_.progress_on_terminal && ::isatty(2));
-  configure_cpu_threads(static_cast<int>(config_.train.threads));
+  const int cores = configure_cpu_threads(static_cast<int>(config_.train.threads));
   device_ = choose_device(config_.train.device);
   autocast_ = device_.is_cuda() && config_.train.mixed_precision;
-  log_->info("output directory {} | device {} | {} CPU threads{}", paths_.root, device_.str(),
-             at::get_num_threads(), autocast_ ? " | mixed precision (bf16)" : "");
+  log_->info("output directory {} | device {} | {} cores ({} ATen, {} OpenBLAS threads){}", paths_.root,
+             device_.str(), cores, at::get_num_threads(), blas_threads(),
+             autocast_ ? " | mixed precision (bf16)" : "");
 
   vocabs_ = vocab::prepare_vocabularies(config_, paths_.root);
   config_.model.enc_voc_size = vocabs_.src->size();
@@ -180,7 +181,7 @@ void Trainer::restore_or_start() {
 void Trainer::restore(const model::Checkpoint& c) {
   const std::string origin = "checkpoint at step " + std::to_string(c.step()) + " in " + paths_.checkpoints;
   ModelConfig trained = model_config_from_json(c.config.at("model"), origin);
-  if (model_config_to_json(trained) != model_config_to_json(config_.model)) {
+  if (!same_architecture(trained, config_.model)) {
     throw DataError("Cannot resume: the " + origin +
                     " was trained with another model configuration; use the original config or a new --out.");
   }

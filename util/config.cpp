@@ -238,6 +238,10 @@ json model_config_to_json(const ModelConfig& m) {
               {"learned_positions", m.learned_positions}};
 }
 
+bool same_architecture(const ModelConfig& a, const ModelConfig& b) {
+  return model_config_to_json(a) == model_config_to_json(b);
+}
+
 json config_to_json(const Config& c) {
   json j;
   j["data"] = {{"train_src", c.data.train_src},     {"train_tgt", c.data.train_tgt},

@@ -108,6 +108,11 @@ nlohmann::json config_to_json(const Config& config);
 ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& origin);
 nlohmann::json model_config_to_json(const ModelConfig& config);
 
+// True when two model configs describe the same network: every field agrees,
+// dropout and vocabulary sizes included, so a resumed run or a loaded model is
+// exactly the one that was trained.
+bool same_architecture(const ModelConfig& a, const ModelConfig& b);
+
 // Reads a config file; malformed JSON is a UsageError naming the file and line.
 nlohmann::json read_json_file(const std::string& path);
 

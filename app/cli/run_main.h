@@ -5,7 +5,7 @@
 
 namespace nmt::cli {
 
-// Runs `body`, turning any exception into one message on stderr and an exit
+// Sets process-wide allocator behaviour, then runs `body`, turning any exception into one message on stderr and an exit
 // code (2 usage/config, 3 data/vocab/model/checkpoint, 1 anything else).
 int run_main(const char* program, const std::function<int()>& body);
 
