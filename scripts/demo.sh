@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 
 scripts/install_deps.sh
-scripts/build.sh
+scripts/build.sh trainer translator  # the tests and benchmarks are scripts/test.sh's business
 
 run=${NMT_DEMO_DIR:-runs/sample}
 if [ "${NMT_DEMO_RETRAIN:-0}" = 1 ]; then rm -rf "$run"; fi
@@ -29,10 +29,11 @@ build/translator --model "$run" --beam 4 --input data/sample/test.en --output "$
 score=$(tail -n 1 "$run/test.score.log")
 
 echo
-paste -d '\n' data/sample/test.en "$run/test.hyp.de" data/sample/test.de | head -n 24 |
-  awk '{ n = (NR - 1) % 3; printf "%s %s\n", (n == 0 ? "source:   " : n == 1 ? "output:   " : "reference:"), $0; if (n == 2) print "" }'
-bleu=$(echo "$score" | sed -n 's/.*"bleu": *\([0-9.]*\).*/\1/p')
-chrf=$(echo "$score" | sed -n 's/.*"chrf2": *\([0-9.]*\).*/\1/p')
+# awk reads to the end: a `head` here would kill paste with SIGPIPE under pipefail.
+paste -d '\n' data/sample/test.en "$run/test.hyp.de" data/sample/test.de |
+  awk 'NR <= 24 { n = (NR - 1) % 3; printf "%s %s\n", (n == 0 ? "source:   " : n == 1 ? "output:   " : "reference:"), $0; if (n == 2) print "" }'
+bleu=$(echo "$score" | sed -n 's/.*"bleu": *\([0-9][0-9.]*\).*/\1/p')
+chrf=$(echo "$score" | sed -n 's/.*"chrf2": *\([0-9][0-9.]*\).*/\1/p')
 echo "BLEU on the sample test split ($(wc -l < data/sample/test.en) sentences): $bleu  (chrF2 $chrf)"
 echo "wall time: $(( $(date +%s) - start )) s"
 echo
