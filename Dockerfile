@@ -34,6 +34,8 @@ COPY configs/sample.json /opt/nmt/share/sample.json
 COPY scripts/docker_demo.sh /opt/nmt/bin/nmt-demo
 ENV PATH=/opt/nmt/bin:$PATH
 USER nmt
+# /work is where a bind mount (-v HOST_DIR:/work) brings data in and takes
+# models out. No VOLUME line: buildah would mount an anonymous volume over the
+# bind mount, and docker needs none for -v.
 WORKDIR /work
-VOLUME /work
 CMD ["nmt-demo"]

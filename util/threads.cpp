@@ -23,7 +23,7 @@ int configure_cpu_threads(int n, int blas) {
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Matrix products (OpenBLAS) get every core; ATen's element-wise pool gets
   // half: on 2 cores 1 ATen x 2 OpenBLAS threads trained 1.4x faster than
-  // 2 x 2 (bench/train_bench), the extra OpenMP worker only adding wake-ups.
+  // 2 x 2 (bench/train_bench): an idle OpenMP worker spins on a core OpenBLAS needs.
   at::set_num_threads(std::max(1, (n + 1) / 2));
   if (blas < 0) blas = n;
   if (auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads")) set(blas);

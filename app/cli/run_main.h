@@ -5,8 +5,9 @@
 
 namespace nmt::cli {
 
-// Sets process-wide allocator behaviour, then runs `body`, turning any exception into one message on stderr and an exit
-// code (2 usage/config, 3 data/vocab/model/checkpoint, 1 anything else).
+// Sets process-wide allocator behaviour, then runs `body`, turning any
+// exception into one message on stderr and an exit code (2 usage/config,
+// 3 data/vocab/model/checkpoint, 1 anything else).
 int run_main(const char* program, const std::function<int()>& body);
 
 }  // namespace nmt::cli
