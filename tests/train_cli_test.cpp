@@ -20,6 +20,10 @@ class TrainerCli : public ::testing::Test {
   test::CommandResult trainer(const std::string& args) {
     return test::run_command(test::shell_quote(test::trainer_binary()) + " " + args);
   }
+  // --config c.json --out run, both in this test's directory.
+  std::string config_and_out() const {
+    return "--config " + test::shell_quote(dir_.path("c.json")) + " --out " + test::shell_quote(dir_.path("run"));
+  }
   test::TempDir dir_;
 };
 
@@ -51,16 +55,14 @@ TEST_F(TrainerCli, MissingCorpusIsADataError) {
   auto config = test::tiny_training_config(dir_.root());
   config["data"]["train_src"] = dir_.path("nowhere.en");
   test::write_json(dir_.path("c.json"), config);
-  auto r = trainer("--config " + test::shell_quote(dir_.path("c.json")) + " --out " +
-                   test::shell_quote(dir_.path("run")));
+  auto r = trainer(config_and_out());
   EXPECT_EQ(r.code, 3) << r.output;
   EXPECT_NE(r.output.find("nowhere.en"), std::string::npos) << r.output;
 }
 
 TEST_F(TrainerCli, TruncatedCheckpointIsSkippedAndAllCorruptIsAnError) {
   test::write_json(dir_.path("c.json"), test::tiny_training_config(dir_.root()));
-  const std::string base = "--config " + test::shell_quote(dir_.path("c.json")) + " --out " +
-                           test::shell_quote(dir_.path("run"));
+  const std::string base = config_and_out();
   ASSERT_EQ(trainer(base + " --set train.max_steps=6").code, 0);
   // Cut the newest step file (last.pt is a link to the same inode, so it is cut too).
   const std::string newest = dir_.path("run") + "/checkpoints/step-000000006.pt";
@@ -81,8 +83,7 @@ TEST_F(TrainerCli, TruncatedCheckpointIsSkippedAndAllCorruptIsAnError) {
 
 TEST_F(TrainerCli, ResumeWithAnotherModelIsExit3) {
   test::write_json(dir_.path("c.json"), test::tiny_training_config(dir_.root()));
-  const std::string base = "--config " + test::shell_quote(dir_.path("c.json")) + " --out " +
-                           test::shell_quote(dir_.path("run"));
+  const std::string base = config_and_out();
   ASSERT_EQ(trainer(base + " --set train.max_steps=3").code, 0);
   auto r = trainer(base + " --resume --set model.n_layers=2");
   EXPECT_EQ(r.code, 3) << r.output;
