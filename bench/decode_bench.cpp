@@ -111,7 +111,7 @@ int bench_main(int argc, char** argv) {
   app.add_option("--device", device_name, "auto, cpu or cuda")->capture_default_str();
   app.parse(argc, argv);
   const torch::Device device = pick_device(device_name);
-  const int used = nmt::configure_cpu_threads(threads, blas_threads);
+  const int used = nmt::configure_cpu_threads(threads, nmt::Precision::kFp32, blas_threads).cores;
   const auto loaded = nmt::model::load_model_dir(model_dir, checkpoint, device);
   const auto lines = read_lines(src, limit);
   std::printf("model %s (%s), %zu sentences from %s, %d threads (OpenBLAS %d), device %s\n\n", model_dir.c_str(),

@@ -124,7 +124,7 @@ int bench_main(int argc, char** argv) {
 
   for (int round = 0; round <= rounds; ++round) {  // round 0 warms up and is not counted
     for (auto& s : settings) {
-      nmt::configure_cpu_threads(s.blas, s.blas);
+      nmt::configure_cpu_threads(s.blas, nmt::Precision::kFp32, s.blas);
       at::set_num_threads(s.aten);  // exactly, not the library's default split
       nmt::keep_large_blocks_in_heap(s.heap);
       const auto start = std::chrono::steady_clock::now();

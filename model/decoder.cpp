@@ -19,10 +19,16 @@ DecoderImpl::DecoderImpl(const DecoderOptions& o, TokenEmbedding shared_embeddin
 torch::Tensor DecoderImpl::forward(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& trg_mask,
                                    const torch::Tensor& src_mask) {
   // [batch, trg_len] -> [batch, trg_len, vocab]
+  return linear(forward_hidden(trg, enc, trg_mask, src_mask));
+}
+
+torch::Tensor DecoderImpl::forward_hidden(const torch::Tensor& trg, const torch::Tensor& enc,
+                                          const torch::Tensor& trg_mask, const torch::Tensor& src_mask) {
+  // [batch, trg_len] -> [batch, trg_len, d_model]
   auto x = emb(trg);
   for (const auto& layer : *layers) x = layer->as<DecoderLayer>()->forward(x, enc, trg_mask, src_mask);
   if (norm) x = norm(x);
-  return linear(x);
+  return x;
 }
 
 torch::Tensor DecoderImpl::forward_cached(const torch::Tensor& trg, const torch::Tensor& enc,

@@ -28,6 +28,11 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& trg_mask,
                         const torch::Tensor& src_mask);
 
+  // The same up to the output projection: [batch, trg_len, d_model] (after
+  // the final norm in Pre-LN), for callers that project only some positions.
+  torch::Tensor forward_hidden(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& trg_mask,
+                               const torch::Tensor& src_mask);
+
   // Incremental: trg holds the positions after cache.length [batch, new];
   // returns logits for them [batch, new, vocab] and extends the cache.
   torch::Tensor forward_cached(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& src_mask,

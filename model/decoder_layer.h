@@ -3,10 +3,10 @@
 #pragma once
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/pimpl.h>
 
 #include "model/attention_cache.h"
+#include "model/dropout.h"
 #include "model/encoder_layer.h"
 
 namespace nmt::model {
@@ -27,7 +27,7 @@ class DecoderLayerImpl : public torch::nn::Module {
 
   MultiHeadAttention self_attention{nullptr}, enc_dec_attention{nullptr};
   LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
-  torch::nn::Dropout dropout1{nullptr}, dropout2{nullptr}, dropout3{nullptr};
+  Dropout dropout1{nullptr}, dropout2{nullptr}, dropout3{nullptr};
   PositionwiseFeedForward ffn{nullptr};
 
  private:

@@ -10,10 +10,10 @@ EncoderLayerImpl::EncoderLayerImpl(const LayerOptions& o) : pre_norm_(o.pre_norm
   // Registration order follows the reference's attribute order.
   attention = register_module("attention", MultiHeadAttention(o.d_model, o.n_head));
   norm1 = register_module("norm1", LayerNorm(o.d_model));
-  dropout1 = register_module("dropout1", torch::nn::Dropout(o.drop_prob));
+  dropout1 = register_module("dropout1", Dropout(o.drop_prob));
   ffn = register_module("ffn", PositionwiseFeedForward(o.d_model, o.ffn_hidden, o.drop_prob));
   norm2 = register_module("norm2", LayerNorm(o.d_model));
-  dropout2 = register_module("dropout2", torch::nn::Dropout(o.drop_prob));
+  dropout2 = register_module("dropout2", Dropout(o.drop_prob));
 }
 
 torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& src_mask) {

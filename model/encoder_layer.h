@@ -3,9 +3,9 @@
 #pragma once
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/pimpl.h>
 
+#include "model/dropout.h"
 #include "model/layer_norm.h"
 #include "model/multi_head_attention.h"
 #include "model/position_wise_feed_forward.h"
@@ -27,7 +27,7 @@ class EncoderLayerImpl : public torch::nn::Module {
 
   MultiHeadAttention attention{nullptr};
   LayerNorm norm1{nullptr}, norm2{nullptr};
-  torch::nn::Dropout dropout1{nullptr}, dropout2{nullptr};
+  Dropout dropout1{nullptr}, dropout2{nullptr};
   PositionwiseFeedForward ffn{nullptr};
 
  private:

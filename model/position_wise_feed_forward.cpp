@@ -7,7 +7,7 @@ namespace nmt::model {
 PositionwiseFeedForwardImpl::PositionwiseFeedForwardImpl(int64_t d_model, int64_t hidden, double drop_prob) {
   linear1 = register_module("linear1", torch::nn::Linear(d_model, hidden));
   linear2 = register_module("linear2", torch::nn::Linear(hidden, d_model));
-  dropout = register_module("dropout", torch::nn::Dropout(drop_prob));
+  dropout = register_module("dropout", Dropout(drop_prob));
 }
 
 torch::Tensor PositionwiseFeedForwardImpl::forward(const torch::Tensor& x) {

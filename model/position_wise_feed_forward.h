@@ -2,9 +2,10 @@
 #pragma once
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
+
+#include "model/dropout.h"
 
 namespace nmt::model {
 
@@ -16,7 +17,7 @@ class PositionwiseFeedForwardImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::nn::Linear linear1{nullptr}, linear2{nullptr};
-  torch::nn::Dropout dropout{nullptr};
+  Dropout dropout{nullptr};
 };
 TORCH_MODULE(PositionwiseFeedForward);
 

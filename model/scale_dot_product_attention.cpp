@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "model/batched_matmul.h"
+
 namespace nmt::model {
 
 std::pair<torch::Tensor, torch::Tensor> ScaleDotProductAttentionImpl::forward(const torch::Tensor& q,
@@ -14,10 +16,10 @@ std::pair<torch::Tensor, torch::Tensor> ScaleDotProductAttentionImpl::forward(co
   TORCH_CHECK(q.size(-1) == k.size(-1) && k.size(2) == v.size(2), "attention shape mismatch: q ", q.sizes(),
               " k ", k.sizes(), " v ", v.sizes());
   const double d_head = static_cast<double>(k.size(3));
-  auto score = torch::matmul(q, k.transpose(2, 3)) / std::sqrt(d_head);
+  auto score = batched_matmul(q, k.transpose(2, 3)) / std::sqrt(d_head);
   if (mask.defined()) score = score.masked_fill(mask == 0, kMaskedScore);
   score = torch::softmax(score, -1);
-  return {torch::matmul(score, v), score};
+  return {batched_matmul(score, v), score};
 }
 
 }  // namespace nmt::model

@@ -1,15 +1,15 @@
 // The residual wrapper shared by encoder and decoder layers.
 #pragma once
 
-#include <torch/nn/modules/dropout.h>
 
+#include "model/dropout.h"
 #include "model/layer_norm.h"
 
 namespace nmt::model {
 
 // Post-LN (reference): norm(x + dropout(f(x))).  Pre-LN: x + dropout(f(norm(x))).
 template <typename Sublayer>
-torch::Tensor residual(const torch::Tensor& x, LayerNorm& norm, torch::nn::Dropout& dropout, bool pre_norm,
+torch::Tensor residual(const torch::Tensor& x, LayerNorm& norm, Dropout& dropout, bool pre_norm,
                        Sublayer&& f) {
   if (pre_norm) return x + dropout(f(norm(x)));
   return norm(dropout(f(x)) + x);

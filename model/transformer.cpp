@@ -57,6 +57,13 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& src, const torch::Te
   return decoder(trg, enc, make_trg_mask(trg), src_mask);
 }
 
+torch::Tensor TransformerImpl::forward_hidden(const torch::Tensor& src, const torch::Tensor& trg) {
+  // [batch, src_len], [batch, trg_len] -> [batch, trg_len, d_model]
+  auto src_mask = make_src_mask(src);
+  auto enc = encoder(src, src_mask);
+  return decoder->forward_hidden(trg, enc, make_trg_mask(trg), src_mask);
+}
+
 torch::Tensor TransformerImpl::encode(const torch::Tensor& src, const torch::Tensor& src_mask) {
   // [batch, src_len] -> [batch, src_len, d_model]
   return encoder(src, src_mask);

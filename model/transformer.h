@@ -21,6 +21,11 @@ class TransformerImpl : public torch::nn::Module {
   // src [batch, src_len], trg [batch, trg_len] (decoder input) -> logits [batch, trg_len, dec_voc]
   torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& trg);
 
+  // forward() without the output projection: [batch, trg_len, d_model]. Training
+  // projects only the positions with a real target (decoder->linear), which
+  // skips the vocabulary-sized work on padding.
+  torch::Tensor forward_hidden(const torch::Tensor& src, const torch::Tensor& trg);
+
   // src [batch, src_len] -> [batch, src_len, d_model]
   torch::Tensor encode(const torch::Tensor& src, const torch::Tensor& src_mask);
 

@@ -10,7 +10,7 @@ TransformerEmbeddingImpl::TransformerEmbeddingImpl(const EmbeddingOptions& o, To
     : scale_(o.scale ? std::sqrt(static_cast<double>(o.d_model)) : 1.0) {
   tok_emb = register_module("tok_emb", shared ? shared : TokenEmbedding(o.vocab_size, o.d_model, o.padding_idx));
   pos_emb = register_module("pos_emb", PositionalEncoding(o.d_model, o.max_len, o.learned));
-  drop_out = register_module("drop_out", torch::nn::Dropout(o.drop_prob));
+  drop_out = register_module("drop_out", Dropout(o.drop_prob));
 }
 
 torch::Tensor TransformerEmbeddingImpl::forward(const torch::Tensor& ids, int64_t offset) {

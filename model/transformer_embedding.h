@@ -3,9 +3,9 @@
 #pragma once
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/pimpl.h>
 
+#include "model/dropout.h"
 #include "model/positional_encoding.h"
 #include "model/token_embedding.h"
 
@@ -28,7 +28,7 @@ class TransformerEmbeddingImpl : public torch::nn::Module {
 
   TokenEmbedding tok_emb{nullptr};
   PositionalEncoding pos_emb{nullptr};
-  torch::nn::Dropout drop_out{nullptr};
+  Dropout drop_out{nullptr};
 
  private:
   double scale_;

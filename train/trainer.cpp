@@ -11,8 +11,7 @@
 #include "data/parallel_reader.h"
 #include "eval/bleu.h"
 #include "model/translation.h"
-#include "train/autocast.h"
-#include "train/loss.h"
+#include "train/train_step.h"
 #include "train/validation.h"
 #include "util/error.h"
 #include "util/stop_signal.h"
@@ -87,15 +86,19 @@ Trainer::StepStats Trainer::train_step() {
   // One loss over every accumulated token: each batch contributes its sum
   // divided by the step's token count, so accumulation equals one big batch.
   const double denominator = static_cast<double>(std::max<int64_t>(stats.tokens, 1));
+  StepSettings settings;
+  settings.pad_id = config_.model.trg_pad_idx;
+  settings.label_smoothing = config_.train.label_smoothing;
+  settings.device = device_;
+  settings.precision = precision_;
+  torch::Tensor loss_sum = torch::zeros({}, torch::kDouble), nll_sum = torch::zeros({}, torch::kDouble);
   for (const auto& b : batches) {
-    AutocastScope autocast(autocast_);
-    auto logits = model_(b.src.to(device_), b.trg_in.to(device_));
-    auto parts = label_smoothed_loss(logits, b.gold.to(device_), config_.model.trg_pad_idx,
-                                     config_.train.label_smoothing);
-    (parts.smoothed_sum / denominator).backward();
-    stats.loss_sum += parts.smoothed_sum.item<double>();
-    stats.nll_sum += parts.nll_sum.item<double>();
+    const BatchLoss loss = forward_backward(*model_, b, denominator, settings);
+    loss_sum += loss.smoothed_sum.to(torch::kCPU, torch::kDouble);
+    nll_sum += loss.nll_sum.to(torch::kCPU, torch::kDouble);
   }
+  stats.loss_sum = loss_sum.item<double>();
+  stats.nll_sum = nll_sum.item<double>();
   if (!std::isfinite(stats.loss_sum)) {
     stats.skipped = true;
     optimizer_->zero_grad();
@@ -176,7 +179,7 @@ void Trainer::validate_and_checkpoint() {
 
 void Trainer::validate() {
   model_->eval();
-  ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, autocast_);
+  ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, precision_);
   nlohmann::json line = {{"type", "valid"},
                          {"step", step_},
                          {"epoch", iterator_->epoch() + 1},

@@ -20,6 +20,7 @@
 #include "train/metrics_log.h"
 #include "train/progress.h"
 #include "util/config.h"
+#include "util/precision.h"
 #include "vocab/vocabularies.h"
 
 namespace spdlog {
@@ -87,7 +88,7 @@ class Trainer {
   model::ModelDirPaths paths_;
   std::shared_ptr<spdlog::logger> log_;
   torch::Device device_{torch::kCPU};
-  bool autocast_ = false;
+  Precision precision_ = Precision::kFp32;
 
   vocab::Vocabularies vocabs_;
   data::TrainingData data_;

@@ -118,12 +118,13 @@ void Trainer::prepare_output() {
   }
   log_ = make_logger(paths_.log);
   progress_ = std::make_unique<Progress>(log_, options_.progress_on_terminal && ::isatty(2));
-  const int cores = configure_cpu_threads(static_cast<int>(config_.train.threads));
   device_ = choose_device(config_.train.device);
-  autocast_ = device_.is_cuda() && config_.train.mixed_precision;
-  log_->info("output directory {} | device {} | {} cores ({} ATen, {} OpenBLAS threads){}", paths_.root,
-             device_.str(), cores, at::get_num_threads(), blas_threads(),
-             autocast_ ? " | mixed precision (bf16)" : "");
+  const PrecisionChoice precision = choose_precision(config_.train.precision, device_);
+  precision_ = precision.precision;
+  const ThreadPlan threads = configure_cpu_threads(static_cast<int>(config_.train.threads), precision_);
+  log_->info("output directory {} | device {} | precision {} ({}) | {} cores ({} ATen, {} OpenBLAS threads)",
+             paths_.root, device_.str(), precision_name(precision_), precision.reason, threads.cores, threads.aten,
+             threads.blas);
 
   vocabs_ = vocab::prepare_vocabularies(config_, paths_.root);
   config_.model.enc_voc_size = vocabs_.src->size();

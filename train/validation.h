@@ -8,6 +8,7 @@
 #include "data/batch.h"
 #include "model/transformer.h"
 #include "util/config.h"
+#include "util/precision.h"
 
 namespace nmt::train {
 
@@ -19,6 +20,6 @@ struct ValidationResult {
 };
 
 ValidationResult run_validation(model::TransformerImpl& model, const std::vector<data::Batch>& batches,
-                                const Config& config, const torch::Device& device, bool autocast);
+                                const Config& config, const torch::Device& device, Precision precision);
 
 }  // namespace nmt::train

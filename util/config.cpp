@@ -24,13 +24,15 @@ class SectionReader {
     }
   }
 
+  // Reads `key` into `out` when present; returns whether it was.
   template <typename T>
-  void get(const char* key, T& out) {
+  bool get(const char* key, T& out) {
     seen_.insert(key);
     auto it = j_.find(key);
-    if (it == j_.end() || it->is_null()) return;
+    if (it == j_.end() || it->is_null()) return false;
     try {
       out = it->template get<T>();
+      return true;
     } catch (const json::exception&) {
       throw UsageError("Config key '" + qualified(key) + "' in " + origin_ + " has the wrong type (" +
                        it->dump() + ").");
@@ -122,6 +124,8 @@ void TrainConfig::validate() const {
   require(threads >= 0, "train.threads must not be negative.");
   require(device == "auto" || device == "cpu" || device == "cuda",
           "train.device must be \"auto\", \"cpu\" or \"cuda\" (got \"" + device + "\").");
+  require(precision == "auto" || precision == "fp32" || precision == "bf16",
+          "train.precision must be \"fp32\", \"bf16\" or \"auto\" (got \"" + precision + "\").");
 }
 
 void CheckpointConfig::validate() const {
@@ -199,7 +203,14 @@ Config config_from_json(const json& j, const std::string& origin) {
   t.get("adam_eps", c.train.adam_eps);
   t.get("plateau_factor", c.train.plateau_factor);
   t.get("plateau_patience", c.train.plateau_patience);
-  t.get("mixed_precision", c.train.mixed_precision);
+  t.get("precision", c.train.precision);
+  // Before train.precision, mixed_precision (bool) switched bf16 on CUDA;
+  // configs and model directories of that time still load.
+  bool legacy_mixed_precision = true;
+  if (t.get("mixed_precision", legacy_mixed_precision) && !legacy_mixed_precision &&
+      !section_of(j, "train").contains("precision")) {
+    c.train.precision = "fp32";
+  }
   t.get("log_every_steps", c.train.log_every_steps);
   t.get("max_bad_steps", c.train.max_bad_steps);
   t.reject_unknown();
@@ -272,7 +283,7 @@ json config_to_json(const Config& c) {
                 {"adam_eps", t.adam_eps},
                 {"plateau_factor", t.plateau_factor},
                 {"plateau_patience", t.plateau_patience},
-                {"mixed_precision", t.mixed_precision},
+                {"precision", t.precision},
                 {"log_every_steps", t.log_every_steps},
                 {"max_bad_steps", t.max_bad_steps}};
   j["checkpoint"] = {{"every_steps", c.checkpoint.every_steps}, {"keep_last", c.checkpoint.keep_last}};

@@ -70,7 +70,7 @@ struct TrainConfig {
   double adam_eps = 1e-9;
   double plateau_factor = 0.9;
   int64_t plateau_patience = 10;
-  bool mixed_precision = true;   // on CUDA only
+  std::string precision = "auto";  // fp32 | bf16 | auto (bf16 where the device runs it fast)
   int64_t log_every_steps = 50;
   int64_t max_bad_steps = 20;    // consecutive non-finite losses before giving up
   void validate() const;

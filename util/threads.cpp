@@ -19,15 +19,25 @@ Fn blas_symbol(const char* name) {
 
 }  // namespace
 
-int configure_cpu_threads(int n, int blas) {
+ThreadPlan configure_cpu_threads(int n, Precision precision, int blas) {
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // Matrix products (OpenBLAS) get every core; ATen's element-wise pool gets
-  // half: on 2 cores 1 ATen x 2 OpenBLAS threads trained 1.4x faster than
-  // 2 x 2 (bench/train_bench): an idle OpenMP worker spins on a core OpenBLAS needs.
-  at::set_num_threads(std::max(1, (n + 1) / 2));
-  if (blas < 0) blas = n;
-  if (auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads")) set(blas);
-  return n;
+  ThreadPlan plan;
+  plan.cores = n;
+  if (precision == Precision::kBf16) {
+    // oneDNN's bf16 products run on ATen's pool: it gets every core.
+    plan.aten = n;
+    plan.blas = 1;
+  } else {
+    // Matrix products (OpenBLAS) get every core; ATen's element-wise pool gets
+    // half: on 2 cores 1 ATen x 2 OpenBLAS threads trained 1.4x faster than
+    // 2 x 2 (bench/train_bench): an idle OpenMP worker spins on a core OpenBLAS needs.
+    plan.aten = std::max(1, (n + 1) / 2);
+    plan.blas = n;
+  }
+  if (blas >= 1) plan.blas = blas;
+  at::set_num_threads(plan.aten);
+  if (auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads")) set(plan.blas);
+  return plan;
 }
 
 int blas_threads() {

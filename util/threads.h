@@ -4,11 +4,21 @@
 // both on purpose. bench/train_bench measures the alternatives side by side.
 #pragma once
 
+#include "util/precision.h"
+
 namespace nmt {
 
-// Use n cores (n <= 0: all): OpenBLAS gets blas_threads (default n), ATen's
-// pool ceil(n / 2). Returns n.
-int configure_cpu_threads(int n, int blas_threads = -1);
+struct ThreadPlan {
+  int cores = 1;  // cores used
+  int aten = 1;   // ATen's OpenMP pool: element-wise ops, and oneDNN's bf16 matrix products
+  int blas = 1;   // OpenBLAS's pool: fp32 matrix products
+};
+
+// Use n cores (n <= 0: all), split for the precision that does the heavy work.
+// fp32: OpenBLAS gets n threads (or blas_threads when >= 1), ATen ceil(n / 2).
+// bf16: oneDNN runs the matrix products on ATen's pool, which gets n threads;
+// OpenBLAS, left with little, gets one.
+ThreadPlan configure_cpu_threads(int n, Precision precision = Precision::kFp32, int blas_threads = -1);
 
 // OpenBLAS's pool size, or -1 when the BLAS in use is not OpenBLAS.
 int blas_threads();

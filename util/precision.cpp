@@ -1,0 +1,98 @@
+#include "util/precision.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <ATen/Context.h>
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+
+#include "util/error.h"
+
+namespace nmt {
+namespace {
+
+// libtorch 2.4 replaced the per-device autocast setters with device-typed ones.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+void set_autocast(c10::DeviceType type, bool on) {
+  if (on) at::autocast::set_autocast_dtype(type, at::kBFloat16);
+  at::autocast::set_autocast_enabled(type, on);
+}
+bool autocast_on(c10::DeviceType type) { return at::autocast::is_autocast_enabled(type); }
+#else
+bool autocast_on(c10::DeviceType type) {
+  return type == c10::kCPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
+}
+
+void set_autocast(c10::DeviceType type, bool on) {
+  if (type == c10::kCPU) {
+    if (on) at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::set_cpu_enabled(on);
+  } else {
+    if (on) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    at::autocast::set_enabled(on);
+  }
+}
+#endif
+
+bool cpuinfo_has_flag(const std::string& wanted) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    std::string word;
+    while (words >> word) {
+      if (word == wanted) return true;
+    }
+    return false;  // every core lists the same flags
+  }
+  return false;
+}
+
+}  // namespace
+
+bool cpu_has_native_bf16() {
+  static const bool has = at::hasMKLDNN() && (cpuinfo_has_flag("avx512_bf16") || cpuinfo_has_flag("amx_bf16"));
+  return has;
+}
+
+bool autocast_enabled_on_cpu() { return autocast_on(c10::kCPU); }
+
+const char* precision_name(Precision p) { return p == Precision::kBf16 ? "bf16" : "fp32"; }
+
+PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& device) {
+  if (wanted == "fp32") return {Precision::kFp32, "asked for"};
+  if (wanted == "bf16") {
+    if (device.is_cpu() && !at::hasMKLDNN()) {
+      throw UsageError("precision \"bf16\" needs a LibTorch built with oneDNN on the CPU; use \"fp32\" or \"auto\".");
+    }
+    return {Precision::kBf16, "asked for"};
+  }
+  if (wanted != "auto") {
+    throw UsageError("precision must be \"fp32\", \"bf16\" or \"auto\", not \"" + wanted + "\".");
+  }
+  if (device.is_cuda()) {
+    // Every GPU LibTorch 1.13+ runs carries bf16 autocast; tensor cores (sm80+) make it fast.
+    return {Precision::kBf16, "auto: CUDA device"};
+  }
+  if (cpu_has_native_bf16()) return {Precision::kBf16, "auto: the CPU has native bf16 (oneDNN)"};
+  return {Precision::kFp32, "auto: the CPU has no native bf16 instructions"};
+}
+
+AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
+  if (precision != Precision::kBf16) return;
+  cpu_ = device.is_cpu();
+  cuda_ = device.is_cuda();
+  if (cpu_) set_autocast(c10::kCPU, true);
+  if (cuda_) set_autocast(c10::kCUDA, true);
+}
+
+AutocastScope::~AutocastScope() {
+  if (!cpu_ && !cuda_) return;
+  if (cpu_) set_autocast(c10::kCPU, false);
+  if (cuda_) set_autocast(c10::kCUDA, false);
+  at::autocast::clear_cache();
+}
+
+}  // namespace nmt

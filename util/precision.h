@@ -1,0 +1,46 @@
+// Numeric precision of training and decoding: fp32 everywhere, or bf16 mixed
+// precision (autocast: matrix products in bf16, master weights, optimizer
+// state, the loss and the residual stream in fp32), and the choice `auto`
+// makes on this machine.
+#pragma once
+
+#include <string>
+
+#include <c10/core/Device.h>
+
+namespace nmt {
+
+enum class Precision { kFp32, kBf16 };
+
+struct PrecisionChoice {
+  Precision precision = Precision::kFp32;
+  std::string reason;  // one clause for the log: why this precision
+};
+
+// `wanted` is fp32, bf16 or auto (UsageError otherwise). auto picks bf16 where
+// the device runs it fast: CUDA with bf16 support, or a CPU whose oneDNN has
+// native bf16 instructions (avx512_bf16 or AMX); else fp32. bf16 asked for
+// explicitly is honoured wherever it can run at all (emulated on older CPUs).
+PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& device);
+
+// True when the CPU has avx512_bf16 or amx_bf16 and ATen was built with oneDNN.
+bool cpu_has_native_bf16();
+
+const char* precision_name(Precision p);
+
+// True inside an AutocastScope for the CPU (matrix products then go to oneDNN).
+bool autocast_enabled_on_cpu();
+
+// bf16 autocast on `device` for the scope's lifetime; nothing for fp32.
+class AutocastScope {
+ public:
+  AutocastScope(Precision precision, const c10::Device& device);
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool cpu_ = false, cuda_ = false;
+};
+
+}  // namespace nmt
