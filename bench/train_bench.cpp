@@ -1,8 +1,8 @@
 // Training speed under different CPU thread settings, measured side by side:
-// ATen (OpenMP) threads x OpenBLAS threads. Each setting runs the same
-// forward + label-smoothed loss + backward + Adam step on the same synthetic
-// batch; settings take turns over several rounds so machine load drifts
-// evenly across them. Prints target tokens/s per setting and the ratio to
+// ATen (OpenMP) threads x OpenBLAS threads, in fp32 or bf16 (--precision).
+// Each setting runs the trainer's step (forward, label-smoothed loss,
+// backward) and an Adam step on the same synthetic batch; settings take turns
+// over several rounds so machine load drifts evenly across them. Prints target tokens/s per setting and the ratio to
 // the first one. A setting ending in ":mmap" runs with glibc's default
 // allocator behaviour (large blocks mapped and unmapped each time) instead of
 // keep_large_blocks_in_heap. OpenMP's wait policy is fixed at start-up: run
@@ -10,6 +10,7 @@
 //
 //   train_bench [--config FILE] [--vocab N] [--batch-tokens N] [--len N]
 //               [--steps N] [--rounds N] [--settings 1x1,2x1,2x2,1x2,2x2:mmap]
+//               [--precision fp32|bf16]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +21,7 @@
 
 #include "app/cli/run_main.h"
 #include "model/transformer.h"
-#include "train/loss.h"
+#include "train/train_step.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "util/threads.h"
@@ -80,24 +81,30 @@ SyntheticBatch make_batch(int64_t rows, int64_t len, int64_t vocab) {
   return b;
 }
 
-int64_t train_steps(nmt::model::Transformer& model, torch::optim::Adam& optimizer, const SyntheticBatch& batch,
-                    int steps) {
+// The trainer's own step (train::forward_backward), then clipping and Adam.
+int64_t train_steps(nmt::model::Transformer& model, torch::optim::Adam& optimizer, const SyntheticBatch& synthetic,
+                    nmt::Precision precision, int steps) {
+  nmt::data::Batch batch;
+  batch.src = synthetic.src;
+  batch.trg_in = synthetic.trg_in;
+  batch.gold = synthetic.gold;
+  batch.tgt_tokens = synthetic.gold.ne(1).sum().item<int64_t>();
+  nmt::train::StepSettings settings;
+  settings.precision = precision;
   int64_t tokens = 0;
   for (int i = 0; i < steps; ++i) {
     optimizer.zero_grad();
-    const auto logits = model->forward(batch.src, batch.trg_in);
-    const auto loss = nmt::train::label_smoothed_loss(logits, batch.gold, 1, 0.1);
-    (loss.smoothed_sum / loss.tokens).backward();
-    torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+    nmt::train::forward_backward(*model, batch, static_cast<double>(batch.tgt_tokens), settings);
+    torch::nn::utils::clip_grad_norm_(model->unique_parameters(), 1.0);
     optimizer.step();
-    tokens += loss.tokens;
+    tokens += batch.tgt_tokens;
   }
   return tokens;
 }
 
 int bench_main(int argc, char** argv) {
   CLI::App app{"Training speed for several ATen x OpenBLAS thread settings, side by side."};
-  std::string config_path, settings_text = "1x1,2x1,2x2,1x2,2x2:mmap";
+  std::string config_path, settings_text = "1x1,2x1,2x2,1x2,2x2:mmap", precision_name = "fp32";
   int64_t vocab = 8000, batch_tokens = 4096, len = 24;
   int steps = 5, rounds = 3;
   app.add_option("--config", config_path, "Training config whose model section is used (default: reference sizes)");
@@ -107,16 +114,21 @@ int bench_main(int argc, char** argv) {
   app.add_option("--steps", steps, "Steps per setting per round")->capture_default_str();
   app.add_option("--rounds", rounds, "Rounds (settings take turns)")->capture_default_str();
   app.add_option("--settings", settings_text, "Comma-separated ATENxBLAS thread pairs")->capture_default_str();
+  app.add_option("--precision", precision_name, "fp32 or bf16 (autocast)")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
   app.parse(argc, argv);
+  const auto precision = nmt::choose_precision(precision_name, torch::kCPU).precision;
   if (len < 4 || batch_tokens < len || steps < 1 || rounds < 1) throw nmt::UsageError("Sizes must be positive.");
 
   const auto model_config = bench_model_config(config_path, vocab);
   auto settings = parse_settings(settings_text);
   nmt::model::Transformer model(model_config);
   model->train();
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
+  torch::optim::Adam optimizer(model->unique_parameters(), torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
   const auto batch = make_batch(batch_tokens / len, len, vocab);
-  std::printf("model d_model %lld, %lld layers, ffn %lld, vocab %lld; batch %lld x %lld; %d steps x %d rounds; OMP_WAIT_POLICY %s\n\n",
+  std::printf("%s; model d_model %lld, %lld layers, ffn %lld, vocab %lld; batch %lld x %lld; %d steps x %d rounds; OMP_WAIT_POLICY %s\n\n",
+              nmt::precision_name(precision),
               static_cast<long long>(model_config.d_model), static_cast<long long>(model_config.n_layers),
               static_cast<long long>(model_config.ffn_hidden), static_cast<long long>(vocab),
               static_cast<long long>(batch.src.size(0)), static_cast<long long>(len), steps, rounds,
@@ -128,7 +140,7 @@ int bench_main(int argc, char** argv) {
       at::set_num_threads(s.aten);  // exactly, not the library's default split
       nmt::keep_large_blocks_in_heap(s.heap);
       const auto start = std::chrono::steady_clock::now();
-      const int64_t tokens = train_steps(model, optimizer, batch, round == 0 ? 1 : steps);
+      const int64_t tokens = train_steps(model, optimizer, batch, precision, round == 0 ? 1 : steps);
       if (round == 0) continue;
       s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       s.tokens += tokens;

@@ -130,6 +130,10 @@ struct Rate {
   std::string threads;
 };
 
+std::string describe(const nmt::ThreadPlan& plan) {
+  return std::to_string(plan.aten) + " ATen + " + std::to_string(plan.blas) + " OpenBLAS";
+}
+
 Rate run_ours(const Shape& shape, nmt::Precision precision, const std::vector<nmt::data::Batch>& batches,
               int threads, int warmup, int steps, bool profile) {
   const auto plan = nmt::configure_cpu_threads(threads, precision);
@@ -162,17 +166,16 @@ Rate run_ours(const Shape& shape, nmt::Precision precision, const std::vector<nm
       for (int i = 0; i < steps; ++i) train_step(batches[static_cast<size_t>(i) % batches.size()]);
     }, 18);
   }
-  return {tokens / seconds, std::to_string(plan.aten) + " ATen + " + std::to_string(plan.blas) + " OpenBLAS"};
+  return {tokens / seconds, describe(plan)};
 }
 
 Rate run_peer(const std::string& python, const std::string& script, const std::string& batches_path,
-              const Shape& shape, nmt::Precision precision, int aten_threads, int blas_threads, int warmup,
-              int steps) {
+              const Shape& shape, nmt::Precision precision, const nmt::ThreadPlan& plan, int warmup, int steps) {
   std::ostringstream cmd;
-  cmd << "OPENBLAS_NUM_THREADS=" << blas_threads << " " << python << " " << script << " --batches " << batches_path
+  cmd << "OPENBLAS_NUM_THREADS=" << plan.blas << " " << python << " " << script << " --batches " << batches_path
       << " --vocab " << kVocab << " --d-model " << shape.d_model << " --heads " << shape.heads << " --ffn "
       << shape.ffn << " --layers " << shape.layers << " --precision " << nmt::precision_name(precision)
-      << " --threads " << aten_threads << " --warmup " << warmup << " --steps " << steps;
+      << " --threads " << plan.aten << " --warmup " << warmup << " --steps " << steps;
   FILE* pipe = ::popen(cmd.str().c_str(), "r");
   if (!pipe) throw nmt::Error("Cannot start the Python peer: " + cmd.str(), nmt::kExitOther);
   std::string out;
@@ -180,8 +183,7 @@ Rate run_peer(const std::string& python, const std::string& script, const std::s
   while (std::fgets(buf, sizeof buf, pipe)) out += buf;
   if (::pclose(pipe) != 0 || out.empty()) throw nmt::Error("The Python peer failed: " + cmd.str(), nmt::kExitOther);
   const auto last = out.substr(out.rfind('{'));
-  return {nlohmann::json::parse(last).at("tokens_per_s").get<double>(),
-          std::to_string(aten_threads) + " ATen + " + std::to_string(blas_threads) + " OpenBLAS"};
+  return {nlohmann::json::parse(last).at("tokens_per_s").get<double>(), describe(plan)};
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -203,18 +205,15 @@ int bench_main(int argc, char** argv) {
   std::string shapes_text = "multi30k,base", precisions_text = "fp32,bf16", python = "/usr/bin/python3";
   std::string peer_script = default_peer_script(argv[0]);
   int64_t batch_tokens = 4096;
-  int steps = 8, warmup = 2, threads = 0, peer_fp32_threads = 1, peer_bf16_threads = 2;
+  int steps = 8, warmup = 2, threads = 0;
   bool no_peer = false, profile = false;
   app.add_option("--shapes", shapes_text, "Comma-separated: multi30k, base")->capture_default_str();
   app.add_option("--precisions", precisions_text, "Comma-separated: fp32, bf16")->capture_default_str();
   app.add_option("--batch-tokens", batch_tokens, "Padded target cells per batch")->capture_default_str();
   app.add_option("--steps", steps, "Timed steps per measurement")->capture_default_str();
   app.add_option("--warmup", warmup, "Untimed steps first")->capture_default_str();
-  app.add_option("--threads", threads, "Cores for ours (0: all), split by our thread plan")->capture_default_str();
-  app.add_option("--peer-fp32-threads", peer_fp32_threads, "The peer's ATen threads in fp32 (OpenBLAS gets all cores)")
-      ->capture_default_str();
-  app.add_option("--peer-bf16-threads", peer_bf16_threads, "The peer's ATen threads under bf16 autocast")
-      ->capture_default_str();
+  app.add_option("--threads", threads, "Cores (0: all), split between ATen and OpenBLAS by our thread plan, "
+                 "for ours and the peer alike")->capture_default_str();
   app.add_flag("--no-peer", no_peer, "Measure ours only");
   app.add_flag("--profile", profile, "Also print an operator profile of our steps (autograd profiler)");
   app.add_option("--python", python, "Python with torch")->capture_default_str();
@@ -227,9 +226,13 @@ int bench_main(int argc, char** argv) {
       (std::filesystem::temp_directory_path() / ("train_speed_bench." + std::to_string(::getpid()) + ".pt")).string();
   save_for_python(batches, batches_path);
   const int cores = nmt::configure_cpu_threads(threads, nmt::Precision::kFp32).cores;
-  std::printf("%zu batches of <= %lld padded cells, vocabulary %lld, %d cores; %d warm-up + %d timed steps each\n\n",
-              batches.size(), static_cast<long long>(batch_tokens), static_cast<long long>(kVocab), cores, warmup,
-              steps);
+  int64_t targets = 0;
+  for (const auto& b : batches) targets += b.tgt_tokens;
+  std::printf("%zu batches of <= %lld padded cells (%lld target tokens on average), vocabulary %lld, %d cores; "
+              "%d warm-up + %d timed steps each\n\n",
+              batches.size(), static_cast<long long>(batch_tokens),
+              static_cast<long long>(targets / static_cast<int64_t>(batches.size())), static_cast<long long>(kVocab),
+              cores, warmup, steps);
   std::printf("| shape | precision | ours tok/s | ours threads | peer tok/s | peer threads | ours/peer |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (const auto& name : split_list(shapes_text)) {
@@ -242,8 +245,8 @@ int bench_main(int argc, char** argv) {
       ours_by_precision[pname] = ours.tokens_per_s;
       Rate peer;
       if (!no_peer) {
-        const int aten = precision == nmt::Precision::kBf16 ? peer_bf16_threads : peer_fp32_threads;
-        peer = run_peer(python, peer_script, batches_path, shape, precision, aten, cores, warmup, steps);
+        const auto plan = nmt::configure_cpu_threads(threads, precision);
+        peer = run_peer(python, peer_script, batches_path, shape, precision, plan, warmup, steps);
       }
       std::printf("| %s | %s | %.0f | %s | %s | %s | %s |\n", name.c_str(), pname.c_str(), ours.tokens_per_s,
                   ours.threads.c_str(), no_peer ? "-" : std::to_string(static_cast<int>(peer.tokens_per_s)).c_str(),

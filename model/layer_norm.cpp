@@ -10,11 +10,14 @@ LayerNormImpl::LayerNormImpl(int64_t d_model, double eps) : eps_(eps) {
 }
 
 torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) {
+  // [batch, len, d_model] -> [batch, len, d_model]
   TORCH_CHECK(x.size(-1) == gamma.size(0), "LayerNorm expects last dim ", gamma.size(0), ", got ", x.sizes());
-  auto mean = x.mean(-1, /*keepdim=*/true);
-  auto var = x.var(-1, /*unbiased=*/false, /*keepdim=*/true);
-  auto out = (x - mean) / torch::sqrt(var + eps_);
-  return gamma * out + beta;
+  // ATen's fused kernel computes the reference's formula, gamma * (x - mean) /
+  // sqrt(var + eps) + beta with the biased variance, in one pass forward and
+  // one backward instead of seven element-wise ones. Always in fp32, also
+  // when bf16 activations arrive under autocast.
+  const auto in = x.scalar_type() == gamma.scalar_type() ? x : x.to(gamma.scalar_type());
+  return torch::layer_norm(in, {gamma.size(0)}, gamma, beta, eps_);
 }
 
 }  // namespace nmt::model

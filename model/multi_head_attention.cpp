@@ -30,32 +30,55 @@ torch::Tensor MultiHeadAttentionImpl::attend(const torch::Tensor& q, const torch
   return w_concat(concat(out));
 }
 
+std::vector<torch::Tensor> MultiHeadAttentionImpl::project(const torch::Tensor& x,
+                                                           std::initializer_list<torch::nn::Linear> linears) const {
+  // One matrix product for several projections of the same input: their
+  // weights stacked along the output dimension (the parameters themselves stay
+  // separate, under the reference's names).
+  std::vector<torch::Tensor> weights, biases;
+  for (const auto& l : linears) {
+    weights.push_back(l->weight);
+    biases.push_back(l->bias);
+  }
+  return torch::linear(x, torch::cat(weights), torch::cat(biases)).chunk(static_cast<int64_t>(weights.size()), -1);
+}
+
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                               const torch::Tensor& mask) {
   // [batch, len_q, d_model]
+  if (q.is_same(k) && k.is_same(v)) {  // self-attention
+    const auto qkv = project(q, {w_q, w_k, w_v});
+    return attend(split(qkv[0]), split(qkv[1]), split(qkv[2]), mask);
+  }
+  if (k.is_same(v)) {  // attention to a memory
+    const auto kv = project(k, {w_k, w_v});
+    return attend(split(w_q(q)), split(kv[0]), split(kv[1]), mask);
+  }
   return attend(split(w_q(q)), split(w_k(k)), split(w_v(v)), mask);
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x, AttentionCache& cache,
                                                           const torch::Tensor& mask) {
   // [batch, new, d_model]
-  auto k = split(w_k(x));
-  auto v = split(w_v(x));
+  const auto qkv = project(x, {w_q, w_k, w_v});
+  auto k = split(qkv[1]);
+  auto v = split(qkv[2]);
   if (!cache.empty()) {
     k = torch::cat({cache.k, k}, 2);
     v = torch::cat({cache.v, v}, 2);
   }
   cache.k = k;
   cache.v = v;
-  return attend(split(w_q(x)), k, v, mask);
+  return attend(split(qkv[0]), k, v, mask);
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory,
                                                             AttentionCache& cache, const torch::Tensor& mask) {
   // [batch, len_q, d_model]
   if (cache.empty()) {
-    cache.k = split(w_k(memory));
-    cache.v = split(w_v(memory));
+    const auto kv = project(memory, {w_k, w_v});
+    cache.k = split(kv[0]);
+    cache.v = split(kv[1]);
   }
   return attend(split(w_q(q)), cache.k, cache.v, mask);
 }

@@ -1,6 +1,11 @@
 // Multi-head attention with the reference's parameter names (w_q, w_k, w_v,
 // w_concat) and an incremental path that reuses cached keys and values.
+// Projections of one input run as one matrix product (Q/K/V for
+// self-attention, K/V for attention to a memory).
 #pragma once
+
+#include <initializer_list>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
@@ -37,6 +42,8 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   ScaleDotProductAttention attention{nullptr};
 
  private:
+  // x [b, l, d] through each of `linears` -> one [b, l, d] per linear.
+  std::vector<torch::Tensor> project(const torch::Tensor& x, std::initializer_list<torch::nn::Linear> linears) const;
   torch::Tensor split(const torch::Tensor& x) const;   // [b, l, d] -> [b, h, l, d/h]
   torch::Tensor concat(const torch::Tensor& x) const;  // [b, h, l, d/h] -> [b, l, d]
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

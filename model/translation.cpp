@@ -159,6 +159,7 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(
     const std::vector<const std::vector<int64_t>*>& batch) {
   c10::InferenceMode inference;
   EvalMode eval(*model_);
+  AutocastScope autocast(options_.precision, device_);
   std::vector<int64_t> max_lengths;
   for (const auto* s : batch) {
     max_lengths.push_back(
@@ -183,6 +184,7 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
   const auto trg = torch::tensor(trg_in, torch::kLong).unsqueeze(0).to(device_);
   EvalMode eval(*model_);
   KeepAttention keep(*model_);
+  AutocastScope autocast(options_.precision, device_);
   model_->forward(src, trg);
   return model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
 }

@@ -11,6 +11,7 @@
 #include "model/hypothesis.h"
 #include "model/search_options.h"
 #include "model/transformer.h"
+#include "util/precision.h"
 #include "vocab/vocabularies.h"
 
 namespace nmt::model {
@@ -18,6 +19,7 @@ namespace nmt::model {
 struct TranslatorOptions {
   SearchOptions search;
   int64_t batch_size = 32;  // sentences per batch; each takes `beam` rows
+  Precision precision = Precision::kFp32;  // bf16: decode under bf16 autocast
   void validate() const;    // UsageError naming the option
 };
 

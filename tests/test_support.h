@@ -80,6 +80,14 @@ inline std::vector<std::string> read_lines_like_sacrebleu(const std::string& pat
   return lines;
 }
 
+// A whole file as a string (empty when it cannot be read).
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
 // A fresh empty directory under the build tree for one test.
 std::string make_temp_dir(const std::string& name);
 

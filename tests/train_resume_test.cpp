@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include <ATen/Context.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -42,12 +43,17 @@ TrainResult train(const std::string& config_path, const std::string& out, bool r
   return run_training(o);
 }
 
-class ExactResume : public ::testing::TestWithParam<int> {};
+// (accumulation steps, precision): bf16 autocast keeps exact resume too, with
+// the same thread count.
+class ExactResume : public ::testing::TestWithParam<std::tuple<int, std::string>> {};
 
 TEST_P(ExactResume, HalfThenResumeEqualsOneRun) {
+  const auto& [accum_steps, precision] = GetParam();
+  if (precision == "bf16" && !at::hasMKLDNN()) GTEST_SKIP() << "LibTorch without oneDNN: no CPU bf16";
   test::TempDir dir;
   auto config = test::tiny_training_config(dir.root(), /*pairs=*/80);
-  config["train"]["accum_steps"] = GetParam();
+  config["train"]["accum_steps"] = accum_steps;
+  config["train"]["precision"] = precision;
   config["train"]["max_steps"] = 30;
   test::write_json(dir.path("config.json"), config);
 
@@ -71,7 +77,8 @@ TEST_P(ExactResume, HalfThenResumeEqualsOneRun) {
   EXPECT_EQ(a.state["iterator"], b.state["iterator"]);
 }
 
-INSTANTIATE_TEST_SUITE_P(AccumulationSteps, ExactResume, ::testing::Values(1, 3));
+INSTANTIATE_TEST_SUITE_P(AccumulationAndPrecision, ExactResume,
+                         ::testing::Combine(::testing::Values(1, 3), ::testing::Values("fp32", "bf16")));
 
 TEST(ExactResume, ResumeWithAnotherModelConfigIsRefused) {
   test::TempDir dir;

@@ -224,6 +224,7 @@ double Trainer::decode_bleu() {
   model::TranslatorOptions options;
   options.search.beam = config_.valid.beam;
   options.batch_size = 64;
+  options.precision = precision_;
   model::Translator translator(model_, vocabs_, options);
   auto results = translator.translate(valid_lines_->src);
   eval::BleuStats stats;

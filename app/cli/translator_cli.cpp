@@ -34,6 +34,7 @@ struct Args {
   std::string model_dir, checkpoint, input, output, score_ref, hypotheses, export_path, svg_path;
   int64_t attention_layer = -1;
   std::string device = "auto";
+  std::string precision = "auto";
   int threads = 0;
   model::TranslatorOptions options;
   std::vector<std::string> text;
@@ -64,6 +65,10 @@ void add_options(CLI::App& app, Args& a) {
       ->capture_default_str();
   app.add_option("--device", a.device, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--precision", a.precision,
+                 "fp32, bf16, or auto: bf16 where the device runs it fast (CUDA, CPUs with avx512_bf16 or AMX)")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16"}))
       ->capture_default_str();
   app.add_option("--threads", a.threads, "CPU threads (0: one per core)")->capture_default_str();
   app.add_option("text", a.text, "Sentences to translate, one per argument");
@@ -204,9 +209,10 @@ std::ifstream open_input(const std::string& path) {
   return in;
 }
 
-int run_translation(const Args& a) {
+int run_translation(Args& a) {
   const auto device = resolve_device(a.device);
-  configure_cpu_threads(a.threads);
+  a.options.precision = choose_precision(a.precision, device).precision;
+  configure_cpu_threads(a.threads, a.options.precision);
   auto loaded = model::load_model_dir(a.model_dir, a.checkpoint, device);
   if (!a.export_path.empty()) return export_weights(loaded, a.export_path);
   check_attention_layer(a, loaded.config.model.n_layers);
