@@ -82,16 +82,16 @@ PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& d
 
 AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
   if (precision != Precision::kBf16) return;
-  cpu_ = device.is_cpu();
-  cuda_ = device.is_cuda();
-  if (cpu_) set_autocast(c10::kCPU, true);
-  if (cuda_) set_autocast(c10::kCUDA, true);
+  type_ = device.type();
+  // Nested scopes leave autocast as they found it.
+  was_on_ = autocast_on(type_);
+  if (!was_on_) set_autocast(type_, true);
+  active_ = true;
 }
 
 AutocastScope::~AutocastScope() {
-  if (!cpu_ && !cuda_) return;
-  if (cpu_) set_autocast(c10::kCPU, false);
-  if (cuda_) set_autocast(c10::kCUDA, false);
+  if (!active_ || was_on_) return;
+  set_autocast(type_, false);
   at::autocast::clear_cache();
 }
 

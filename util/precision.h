@@ -31,7 +31,8 @@ const char* precision_name(Precision p);
 // True inside an AutocastScope for the CPU (matrix products then go to oneDNN).
 bool autocast_enabled_on_cpu();
 
-// bf16 autocast on `device` for the scope's lifetime; nothing for fp32.
+// bf16 autocast on `device` (CPU or CUDA) for the scope's lifetime; nothing
+// for fp32.
 class AutocastScope {
  public:
   AutocastScope(Precision precision, const c10::Device& device);
@@ -40,7 +41,8 @@ class AutocastScope {
   AutocastScope& operator=(const AutocastScope&) = delete;
 
  private:
-  bool cpu_ = false, cuda_ = false;
+  c10::DeviceType type_ = c10::kCPU;
+  bool active_ = false, was_on_ = false;
 };
 
 }  // namespace nmt
