@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <limits>
+
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
@@ -22,6 +24,8 @@ SgemmFn cblas_sgemm() {
   return fn;
 }
 
+constexpr int64_t kBlasThreadsItself = int64_t{1} << 18;
+
 // One operand's matrices: row-major as they lie (NoTrans) or as the transpose
 // of row-major ones, with the leading dimension of either.
 struct Operand {
@@ -32,8 +36,13 @@ struct Operand {
 
 Operand operand(const torch::Tensor& x) {
   const int64_t rows = x.size(2), cols = x.size(3);
-  if (x.stride(3) == 1 && x.stride(2) >= std::max<int64_t>(cols, 1)) return {x, kNoTrans, x.stride(2)};
-  if (x.stride(2) == 1 && x.stride(3) >= std::max<int64_t>(rows, 1)) return {x, kTrans, x.stride(3)};
+  constexpr int64_t kMaxLd = std::numeric_limits<int>::max();  // cblas takes int
+  if (x.stride(3) == 1 && x.stride(2) >= std::max<int64_t>(cols, 1) && x.stride(2) <= kMaxLd) {
+    return {x, kNoTrans, x.stride(2)};
+  }
+  if (x.stride(2) == 1 && x.stride(3) >= std::max<int64_t>(rows, 1) && x.stride(3) <= kMaxLd) {
+    return {x, kTrans, x.stride(3)};
+  }
   auto c = x.contiguous();
   return {c, kNoTrans, std::max<int64_t>(cols, 1)};
 }
@@ -47,9 +56,7 @@ torch::Tensor sgemm_batched(const torch::Tensor& a_in, const torch::Tensor& b_in
   const float* pb = b.t.data_ptr<float>();
   float* pc = out.data_ptr<float>();
   const auto sgemm = cblas_sgemm();
-  // Enough matrices per task that a task outweighs waking a thread.
-  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(m * n * k, 1));
-  at::parallel_for(0, batch * heads, grain, [&](int64_t begin, int64_t end) {
+  auto products = [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const int64_t bi = i / heads, hi = i % heads;
       sgemm(kRowMajor, a.trans, b.trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f,
@@ -57,7 +64,17 @@ torch::Tensor sgemm_batched(const torch::Tensor& a_in, const torch::Tensor& b_in
             pb + bi * b.t.stride(0) + hi * b.t.stride(1), static_cast<int>(b.ld), 0.0f, pc + i * m * n,
             static_cast<int>(n));
     }
-  });
+  };
+  // OpenBLAS runs products below ~2^18 multiply-adds on the calling thread:
+  // those are spread over ATen's pool. Larger ones it threads itself, so
+  // they run one after another rather than nesting BLAS threads in OpenMP's.
+  const int64_t work = m * n * k;
+  if (work >= kBlasThreadsItself) {
+    products(0, batch * heads);
+  } else {
+    // Enough matrices per task that a task outweighs waking a thread.
+    at::parallel_for(0, batch * heads, std::max<int64_t>(1, 32768 / std::max<int64_t>(work, 1)), products);
+  }
   return out;
 }
 
@@ -76,13 +93,15 @@ class BatchedMatmul : public torch::autograd::Function<BatchedMatmul> {
 };
 
 bool use_sgemm(const torch::Tensor& a, const torch::Tensor& b) {
-  return cblas_sgemm() != nullptr && a.device().is_cpu() && b.device().is_cpu() &&
+  return batched_matmul_uses_blas() && a.device().is_cpu() && b.device().is_cpu() &&
          a.scalar_type() == torch::kFloat && b.scalar_type() == torch::kFloat && !autocast_enabled_on_cpu() &&
          a.size(2) * a.size(3) * b.size(3) > 0 && a.size(0) == b.size(0) && a.size(1) == b.size(1) &&
          std::max({a.size(2), a.size(3), b.size(3)}) < (int64_t{1} << 30);
 }
 
 }  // namespace
+
+bool batched_matmul_uses_blas() { return cblas_sgemm() != nullptr; }
 
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b) {
   // [B, H, m, k] @ [B, H, k, n] -> [B, H, m, n]

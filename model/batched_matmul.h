@@ -16,4 +16,7 @@ namespace nmt::model {
 // a [B, H, m, k], b [B, H, k, n] -> [B, H, m, n]
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b);
 
+// Whether the BLAS in use exports cblas_sgemm (else everything goes through torch::matmul).
+bool batched_matmul_uses_blas();
+
 }  // namespace nmt::model

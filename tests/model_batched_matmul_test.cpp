@@ -7,6 +7,7 @@
 #include "model/batched_matmul.h"
 #include "tests/test_support.h"
 #include "util/precision.h"
+#include "util/threads.h"
 
 namespace nmt::model {
 namespace {
@@ -42,6 +43,30 @@ TEST(BatchedMatmul, GradientsMatchMatmul) {
   (torch::matmul(a64, b64.transpose(2, 3)) * w.to(torch::kDouble)).sum().backward();
   EXPECT_TRUE(test::tensors_close(a.grad(), a64.grad(), 1e-5, 1e-5));
   EXPECT_TRUE(test::tensors_close(b.grad(), b64.grad(), 1e-5, 1e-5));
+}
+
+TEST(BatchedMatmul, UsesTheBlasWhenItIsOpenBlas) {
+  if (blas_threads() < 0) GTEST_SKIP() << "the BLAS in use is not OpenBLAS";
+  EXPECT_TRUE(batched_matmul_uses_blas()) << "OpenBLAS exports cblas_sgemm; the fast path must be live";
+}
+
+// Q/K/V chunks of one fused projection (row stride 3 d_model), sizes of 1,
+// and a broadcast (stride-0) gradient from sum().
+TEST(BatchedMatmul, FusedProjectionViewsSizeOneAndBroadcastGradients) {
+  torch::manual_seed(8);
+  for (int64_t len : {1, 5}) {
+    auto qkv = torch::randn({2, len, 3 * 12}).chunk(3, -1);
+    auto q = split_heads(qkv[0], 3).requires_grad_(false).clone().requires_grad_();
+    auto k = split_heads(qkv[1], 3);
+    auto expected = torch::matmul(split_heads(qkv[0], 3).to(torch::kDouble), k.to(torch::kDouble).transpose(2, 3));
+    EXPECT_TRUE(test::tensors_close(batched_matmul(split_heads(qkv[0], 3), k.transpose(2, 3)), expected, 1e-5, 1e-5));
+    batched_matmul(q, k.transpose(2, 3)).sum().backward();
+    auto q64 = q.detach().to(torch::kDouble).requires_grad_();
+    torch::matmul(q64, k.to(torch::kDouble).transpose(2, 3)).sum().backward();
+    EXPECT_TRUE(test::tensors_close(q.grad(), q64.grad(), 1e-5, 1e-5)) << "len " << len;
+  }
+  auto one = batched_matmul(torch::ones({1, 1, 1, 1}) * 2, torch::ones({1, 1, 1, 1}) * 3);
+  EXPECT_EQ(one.item<float>(), 6.0f);
 }
 
 TEST(BatchedMatmul, Bf16AndAutocastGoThroughMatmul) {

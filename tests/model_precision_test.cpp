@@ -1,6 +1,8 @@
 // bf16 mixed precision: what `auto` picks, and a bf16 forward pass of the
 // reference fixture's model against fp32 (the parity test covers fp32 itself).
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
@@ -16,7 +18,20 @@
 namespace nmt {
 namespace {
 
+// The CPU's bf16 flags, read here independently of util/precision.
+bool cpuinfo_lists_bf16() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      return line.find(" avx512_bf16") != std::string::npos || line.find(" amx_bf16") != std::string::npos;
+    }
+  }
+  return false;
+}
+
 TEST(Precision, ChoiceFollowsTheRequestAndTheMachine) {
+  EXPECT_EQ(cpu_has_native_bf16(), at::hasMKLDNN() && cpuinfo_lists_bf16());
   EXPECT_EQ(choose_precision("fp32", torch::kCPU).precision, Precision::kFp32);
   if (at::hasMKLDNN()) {
     EXPECT_EQ(choose_precision("bf16", torch::kCPU).precision, Precision::kBf16);
@@ -25,6 +40,23 @@ TEST(Precision, ChoiceFollowsTheRequestAndTheMachine) {
   EXPECT_EQ(automatic.precision, cpu_has_native_bf16() ? Precision::kBf16 : Precision::kFp32);
   EXPECT_NE(automatic.reason.find("auto"), std::string::npos) << automatic.reason;
   EXPECT_THROW(choose_precision("fp16", torch::kCPU), UsageError);
+}
+
+TEST(Precision, AutocastScopesNestAndRestoreTheOuterState) {
+  ASSERT_FALSE(autocast_enabled_on_cpu());
+  {
+    AutocastScope outer(Precision::kBf16, torch::kCPU);
+    EXPECT_TRUE(autocast_enabled_on_cpu());
+    {
+      AutocastScope inner(Precision::kBf16, torch::kCPU);
+      AutocastScope none(Precision::kFp32, torch::kCPU);
+      EXPECT_TRUE(autocast_enabled_on_cpu());
+    }
+    EXPECT_TRUE(autocast_enabled_on_cpu()) << "the inner scope switched the outer one off";
+    EXPECT_EQ(torch::matmul(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type(), torch::kBFloat16);
+  }
+  EXPECT_FALSE(autocast_enabled_on_cpu());
+  EXPECT_EQ(torch::matmul(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type(), torch::kFloat);
 }
 
 TEST(Precision, TrainConfigValidatesAndReadsTheLegacySwitch) {

@@ -1,6 +1,9 @@
 // The fused label-smoothed loss against a direct computation in double
 // precision: loss sums, token count, and the gradient (autograd through the
 // direct formula), for fp32 and bf16 logits, with and without smoothing.
+#include <cmath>
+#include <limits>
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -74,6 +77,15 @@ TEST(SmoothedLoss, Bf16LogitsComputeInFp32AndReturnBf16Gradients) {
   direct_loss(x, gold, 0.1).smoothed.backward();
   // bf16 keeps 8 bits of mantissa: relative 2^-8 on each gradient element.
   EXPECT_TRUE(test::tensors_close(logits.grad(), x.grad(), 1.0 / 256, 1e-3));
+}
+
+TEST(SmoothedLoss, WithoutSmoothingAMinusInfinityLogitStaysFinite) {
+  auto logits = torch::randn({4, 9});
+  logits[0][5] = -std::numeric_limits<float>::infinity();  // e.g. a masked-out class
+  auto gold = torch::tensor({2, 3, 4, 1}, torch::kLong);
+  auto parts = label_smoothed_loss(logits, gold, kPad, 0.0);
+  EXPECT_TRUE(std::isfinite(parts.smoothed_sum.item<float>()));
+  EXPECT_FLOAT_EQ(parts.smoothed_sum.item<float>(), parts.nll_sum.item<float>());
 }
 
 TEST(SmoothedLoss, RejectsMismatchedShapes) {

@@ -26,10 +26,14 @@ void block_forward(const torch::Tensor& x, const Targets& t, int64_t r0, torch::
   auto keep = t.keep.narrow(0, r0, n);
   auto lse = torch::logsumexp(x, 1);
   auto nll = (lse - x.gather(1, gold.unsqueeze(1)).squeeze(1)) * keep;
-  // mean over c != pad of -log p_c = lse - (sum_c x_c - x_pad) / (V - 1)
-  auto uniform = lse - (x.sum(1) - x.select(1, t.pad)) / static_cast<double>(vocab - 1);
   lse_out.narrow(0, r0, n).copy_(lse);
   nll_out.narrow(0, r0, n).copy_(nll);
+  if (t.smoothing <= 0.0) {  // also keeps a -inf logit from turning 0 * inf into NaN
+    smoothed_out.narrow(0, r0, n).copy_(nll);
+    return;
+  }
+  // mean over c != pad of -log p_c = lse - (sum_c x_c - x_pad) / (V - 1)
+  auto uniform = lse - (x.sum(1) - x.select(1, t.pad)) / static_cast<double>(vocab - 1);
   smoothed_out.narrow(0, r0, n).copy_((1.0 - t.smoothing) * nll + t.smoothing * uniform * keep);
 }
 
@@ -67,8 +71,10 @@ class SmoothedCrossEntropy : public torch::autograd::Function<SmoothedCrossEntro
       const int64_t n = std::min(kRowsPerBlock, rows - r0);
       auto scale = row_scale.narrow(0, r0, n).unsqueeze(1);
       auto g = (logits.narrow(0, r0, n).to(torch::kFloat) - lse.narrow(0, r0, n).unsqueeze(1)).exp_();
-      g.sub_(eps / static_cast<double>(vocab - 1));
-      g.select(1, pad).add_(eps / static_cast<double>(vocab - 1));
+      if (eps > 0) {
+        g.sub_(eps / static_cast<double>(vocab - 1));
+        g.select(1, pad).add_(eps / static_cast<double>(vocab - 1));
+      }
       g.scatter_add_(1, gold.narrow(0, r0, n).unsqueeze(1), torch::full({n, 1}, -(1.0 - eps), g.options()));
       g.mul_(scale);
       grad.narrow(0, r0, n).copy_(g);

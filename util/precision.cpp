@@ -14,23 +14,29 @@ namespace {
 
 // libtorch 2.4 replaced the per-device autocast setters with device-typed ones.
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-void set_autocast(c10::DeviceType type, bool on) {
-  if (on) at::autocast::set_autocast_dtype(type, at::kBFloat16);
-  at::autocast::set_autocast_enabled(type, on);
-}
 bool autocast_on(c10::DeviceType type) { return at::autocast::is_autocast_enabled(type); }
+void set_autocast_on(c10::DeviceType type, bool on) { at::autocast::set_autocast_enabled(type, on); }
+at::ScalarType autocast_dtype(c10::DeviceType type) { return at::autocast::get_autocast_dtype(type); }
+void set_autocast_dtype(c10::DeviceType type, at::ScalarType dtype) { at::autocast::set_autocast_dtype(type, dtype); }
 #else
 bool autocast_on(c10::DeviceType type) {
   return type == c10::kCPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
 }
-
-void set_autocast(c10::DeviceType type, bool on) {
+void set_autocast_on(c10::DeviceType type, bool on) {
   if (type == c10::kCPU) {
-    if (on) at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
     at::autocast::set_cpu_enabled(on);
   } else {
-    if (on) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
     at::autocast::set_enabled(on);
+  }
+}
+at::ScalarType autocast_dtype(c10::DeviceType type) {
+  return type == c10::kCPU ? at::autocast::get_autocast_cpu_dtype() : at::autocast::get_autocast_gpu_dtype();
+}
+void set_autocast_dtype(c10::DeviceType type, at::ScalarType dtype) {
+  if (type == c10::kCPU) {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  } else {
+    at::autocast::set_autocast_gpu_dtype(dtype);
   }
 }
 #endif
@@ -83,16 +89,19 @@ PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& d
 AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
   if (precision != Precision::kBf16) return;
   type_ = device.type();
-  // Nested scopes leave autocast as they found it.
+  // Nested scopes leave autocast (on or off, and its dtype) as they found it.
   was_on_ = autocast_on(type_);
-  if (!was_on_) set_autocast(type_, true);
+  was_dtype_ = autocast_dtype(type_);
+  set_autocast_dtype(type_, at::kBFloat16);
+  set_autocast_on(type_, true);
   active_ = true;
 }
 
 AutocastScope::~AutocastScope() {
-  if (!active_ || was_on_) return;
-  set_autocast(type_, false);
-  at::autocast::clear_cache();
+  if (!active_) return;
+  set_autocast_dtype(type_, was_dtype_);
+  set_autocast_on(type_, was_on_);
+  if (!was_on_) at::autocast::clear_cache();
 }
 
 }  // namespace nmt

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
 
 namespace nmt {
 
@@ -18,7 +19,8 @@ struct PrecisionChoice {
 };
 
 // `wanted` is fp32, bf16 or auto (UsageError otherwise). auto picks bf16 where
-// the device runs it fast: CUDA with bf16 support, or a CPU whose oneDNN has
+// the device runs it fast: CUDA (its capability is not checked: pre-Ampere
+// GPUs run bf16 slowly and should ask for fp32), or a CPU whose oneDNN has
 // native bf16 instructions (avx512_bf16 or AMX); else fp32. bf16 asked for
 // explicitly is honoured wherever it can run at all (emulated on older CPUs).
 PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& device);
@@ -43,6 +45,7 @@ class AutocastScope {
  private:
   c10::DeviceType type_ = c10::kCPU;
   bool active_ = false, was_on_ = false;
+  c10::ScalarType was_dtype_ = c10::ScalarType::BFloat16;
 };
 
 }  // namespace nmt
