@@ -28,6 +28,9 @@
 
 #include "app/cli/run_main.h"
 #include "bench/op_profile.h"
+#include "data/batch.h"
+#include "data/batch_plan.h"
+#include "data/encoded_corpus.h"
 #include "model/transformer.h"
 #include "train/train_step.h"
 #include "util/error.h"
@@ -37,7 +40,7 @@
 namespace {
 
 constexpr int64_t kVocab = 8000;
-constexpr int64_t kPad = 1, kBos = 2, kEos = 3;
+constexpr int64_t kPad = 1, kBos = 2;  // data::SpecialIds' defaults
 
 struct Shape {
   std::string name;
@@ -62,58 +65,31 @@ nmt::ModelConfig model_config(const Shape& s) {
   return m;
 }
 
-// One row: bos, len random pieces, eos, then padding.
-void fill_row(torch::Tensor row, int64_t len) {
-  row.fill_(kPad);
-  row[0] = kBos;
-  row.narrow(0, 1, len).random_(4, kVocab);
-  row[len + 1] = kEos;
-}
-
-// Multi30k-like pairs (source 6-30 pieces, target within +-4 of it), sorted
-// by length and cut greedily into batches of at most batch_tokens padded
-// cells; `count` of them, spread over the length range.
+// Multi30k-like pairs of random pieces (source 6-30, target within +-4 of
+// it), batched by the trainer's own pipeline (plan_sorted_batches: sorted by
+// length, at most batch_tokens padded cells; make_batch: sos/eos and padding);
+// `count` of the batches, spread over the length range.
 std::vector<nmt::data::Batch> make_batches(int64_t batch_tokens, int64_t count) {
   torch::manual_seed(11);
   const int64_t pairs = count * batch_tokens / 16 * 3;
-  auto src_len = torch::randint(6, 31, {pairs}, torch::kLong);
-  auto tgt_len = (src_len + torch::randint(-4, 5, {pairs}, torch::kLong)).clamp_min(3);
-  auto order = (src_len * 64 + tgt_len).argsort();
-  std::vector<std::pair<int64_t, int64_t>> sorted;
+  const auto src_len = torch::randint(6, 31, {pairs}, torch::kLong);
+  const auto tgt_len = (src_len + torch::randint(-4, 5, {pairs}, torch::kLong)).clamp_min(3);
+  auto random_ids = [](int64_t len) {
+    const auto ids = torch::randint(4, kVocab, {len}, torch::kInt);
+    return std::vector<int32_t>(ids.data_ptr<int32_t>(), ids.data_ptr<int32_t>() + len);
+  };
+  std::vector<std::vector<int32_t>> src, tgt;
   for (int64_t i = 0; i < pairs; ++i) {
-    const int64_t k = order[i].item<int64_t>();
-    sorted.emplace_back(src_len[k].item<int64_t>() + 2, tgt_len[k].item<int64_t>() + 2);
+    src.push_back(random_ids(src_len[i].item<int64_t>()));
+    tgt.push_back(random_ids(tgt_len[i].item<int64_t>()));
   }
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> cut(1);
-  int64_t widest = 0;
-  for (const auto& p : sorted) {
-    const int64_t w = std::max({widest, p.first, p.second});
-    if (!cut.back().empty() && static_cast<int64_t>(cut.back().size() + 1) * w > batch_tokens) {
-      cut.emplace_back();
-      widest = 0;
-    }
-    cut.back().push_back(p);
-    widest = std::max({widest, p.first, p.second});
-  }
+  const auto corpus = nmt::data::EncodedCorpus::from_vectors(src, tgt);
+  const auto plan = nmt::data::plan_sorted_batches(*corpus, batch_tokens);
   std::vector<nmt::data::Batch> batches;
-  const size_t stride = std::max<size_t>(1, cut.size() / static_cast<size_t>(count));
-  for (size_t b = stride / 2; b < cut.size() && static_cast<int64_t>(batches.size()) < count; b += stride) {
-    const auto& rows = cut[b];
-    int64_t s_w = 0, t_w = 0;
-    for (const auto& p : rows) s_w = std::max(s_w, p.first), t_w = std::max(t_w, p.second);
-    auto src = torch::empty({static_cast<int64_t>(rows.size()), s_w}, torch::kLong);
-    auto trg = torch::empty({static_cast<int64_t>(rows.size()), t_w}, torch::kLong);
-    for (size_t r = 0; r < rows.size(); ++r) {
-      fill_row(src[r], rows[r].first - 2);
-      fill_row(trg[r], rows[r].second - 2);
-    }
-    nmt::data::Batch batch;
-    batch.src = src;
-    batch.trg_in = trg.narrow(1, 0, t_w - 1).contiguous();
-    batch.gold = trg.narrow(1, 1, t_w - 1).contiguous();
-    batch.src_tokens = src.ne(kPad).sum().item<int64_t>();
-    batch.tgt_tokens = batch.gold.ne(kPad).sum().item<int64_t>();
-    batches.push_back(std::move(batch));
+  const int64_t stride = std::max<int64_t>(1, plan.size() / count);
+  for (int64_t b = stride / 2; b < plan.size() && static_cast<int64_t>(batches.size()) < count; b += stride) {
+    batches.push_back(nmt::data::make_batch(*corpus, plan.pairs.data() + plan.starts[b],
+                                            plan.starts[b + 1] - plan.starts[b], nmt::data::SpecialIds{}));
   }
   return batches;
 }

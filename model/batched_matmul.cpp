@@ -1,26 +1,25 @@
 #include "model/batched_matmul.h"
 
-#include <dlfcn.h>
-
 #include <limits>
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "util/blas_symbol.h"
 #include "util/precision.h"
 
 namespace nmt::model {
 namespace {
 
 // The CBLAS interface (cblas.h's values), looked up at run time in whatever
-// libblas.so.3 LibTorch loaded (OpenBLAS here), as util/threads.cpp does.
+// libblas.so.3 LibTorch loaded (OpenBLAS here).
 enum CblasOrder { kRowMajor = 101 };
 enum CblasTranspose { kNoTrans = 111, kTrans = 112 };
 using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
                          int);
 
 SgemmFn cblas_sgemm() {
-  static const auto fn = reinterpret_cast<SgemmFn>(::dlsym(RTLD_DEFAULT, "cblas_sgemm"));
+  static const auto fn = blas_symbol<SgemmFn>("cblas_sgemm");
   return fn;
 }
 

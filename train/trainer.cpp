@@ -86,14 +86,9 @@ Trainer::StepStats Trainer::train_step() {
   // One loss over every accumulated token: each batch contributes its sum
   // divided by the step's token count, so accumulation equals one big batch.
   const double denominator = static_cast<double>(std::max<int64_t>(stats.tokens, 1));
-  StepSettings settings;
-  settings.pad_id = config_.model.trg_pad_idx;
-  settings.label_smoothing = config_.train.label_smoothing;
-  settings.device = device_;
-  settings.precision = precision_;
   torch::Tensor loss_sum = torch::zeros({}, torch::kDouble), nll_sum = torch::zeros({}, torch::kDouble);
   for (const auto& b : batches) {
-    const BatchLoss loss = forward_backward(*model_, b, denominator, settings);
+    const BatchLoss loss = forward_backward(*model_, b, denominator, step_settings_);
     loss_sum += loss.smoothed_sum.to(torch::kCPU, torch::kDouble);
     nll_sum += loss.nll_sum.to(torch::kCPU, torch::kDouble);
   }
@@ -179,7 +174,7 @@ void Trainer::validate_and_checkpoint() {
 
 void Trainer::validate() {
   model_->eval();
-  ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, precision_);
+  ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, step_settings_.precision);
   nlohmann::json line = {{"type", "valid"},
                          {"step", step_},
                          {"epoch", iterator_->epoch() + 1},
@@ -224,7 +219,7 @@ double Trainer::decode_bleu() {
   model::TranslatorOptions options;
   options.search.beam = config_.valid.beam;
   options.batch_size = 64;
-  options.precision = precision_;
+  options.precision = step_settings_.precision;
   model::Translator translator(model_, vocabs_, options);
   auto results = translator.translate(valid_lines_->src);
   eval::BleuStats stats;

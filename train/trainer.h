@@ -19,8 +19,8 @@
 #include "train/lr_schedule.h"
 #include "train/metrics_log.h"
 #include "train/progress.h"
+#include "train/train_step.h"
 #include "util/config.h"
-#include "util/precision.h"
 #include "vocab/vocabularies.h"
 
 namespace spdlog {
@@ -88,7 +88,7 @@ class Trainer {
   model::ModelDirPaths paths_;
   std::shared_ptr<spdlog::logger> log_;
   torch::Device device_{torch::kCPU};
-  Precision precision_ = Precision::kFp32;
+  StepSettings step_settings_;  // device, precision, pad id, smoothing: fixed for the run
 
   vocab::Vocabularies vocabs_;
   data::TrainingData data_;

@@ -120,11 +120,10 @@ void Trainer::prepare_output() {
   progress_ = std::make_unique<Progress>(log_, options_.progress_on_terminal && ::isatty(2));
   device_ = choose_device(config_.train.device);
   const PrecisionChoice precision = choose_precision(config_.train.precision, device_);
-  precision_ = precision.precision;
-  const ThreadPlan threads = configure_cpu_threads(static_cast<int>(config_.train.threads), precision_);
+  const ThreadPlan threads = configure_cpu_threads(static_cast<int>(config_.train.threads), precision.precision);
   log_->info("output directory {} | device {} | precision {} ({}) | {} cores ({} ATen, {} OpenBLAS threads)",
-             paths_.root, device_.str(), precision_name(precision_), precision.reason, threads.cores, threads.aten,
-             threads.blas);
+             paths_.root, device_.str(), precision_name(precision.precision), precision.reason, threads.cores,
+             threads.aten, threads.blas);
 
   vocabs_ = vocab::prepare_vocabularies(config_, paths_.root);
   config_.model.enc_voc_size = vocabs_.src->size();
@@ -133,6 +132,7 @@ void Trainer::prepare_output() {
   config_.model.trg_pad_idx = vocabs_.tgt->pad_id();
   config_.model.trg_sos_idx = vocabs_.tgt->bos_id();
   config_.validate();
+  step_settings_ = {config_.model.trg_pad_idx, config_.train.label_smoothing, device_, precision.precision};
   data_ = data::prepare_training_data(config_, vocabs_, paths_.root);
   iterator_.emplace(data::make_train_iterator(data_, config_));
   valid_batches_ = data::make_valid_batches(data_, config_);

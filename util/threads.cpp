@@ -1,23 +1,14 @@
 #include "util/threads.h"
 
-#include <dlfcn.h>
 #include <malloc.h>
 
 #include <thread>
 
 #include <ATen/Parallel.h>
 
+#include "util/blas_symbol.h"
+
 namespace nmt {
-namespace {
-
-// OpenBLAS is reached through libblas.so.3 (alternatives), so look its
-// controls up at run time instead of linking it.
-template <typename Fn>
-Fn blas_symbol(const char* name) {
-  return reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, name));
-}
-
-}  // namespace
 
 ThreadPlan configure_cpu_threads(int n, Precision precision, int blas) {
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
