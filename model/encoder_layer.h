@@ -14,8 +14,10 @@ namespace nmt::model {
 
 struct LayerOptions {
   int64_t d_model = 0, n_head = 0, ffn_hidden = 0;
-  double drop_prob = 0.1;
+  double drop_prob = 0.1;          // after each sublayer (and, by default, in the FFN)
   bool pre_norm = false;
+  double attention_dropout = 0.0;  // on the attention weights; the reference has none
+  double activation_dropout = 0.1; // after the FFN's ReLU; the reference uses drop_prob
 };
 
 class EncoderLayerImpl : public torch::nn::Module {

@@ -3,8 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+#include <spdlog/fmt/fmt.h>
+
 #include "model/checkpoint.h"
 #include "model/state_dict.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace nmt::model {
@@ -18,6 +22,8 @@ ModelDirPaths::ModelDirPaths(const std::string& r)
       checkpoints(r + "/checkpoints"),
       last(r + "/checkpoints/last.pt"),
       best(r + "/checkpoints/best.pt"),
+      average(r + "/checkpoints/average.pt"),
+      scores(r + "/checkpoints/scores.json"),
       metrics(r + "/metrics.jsonl"),
       log(r + "/train.log") {}
 
@@ -25,6 +31,47 @@ std::string ModelDirPaths::step_checkpoint(int64_t step) const {
   char name[64];
   std::snprintf(name, sizeof(name), "/step-%09lld.pt", static_cast<long long>(step));
   return checkpoints + name;
+}
+
+namespace {
+
+// The best entry of scores.json whose file still exists; empty when the file
+// is missing or unreadable (the plain order then decides).
+CheckpointChoice choose_by_scores(const ModelDirPaths& paths) {
+  if (!fs::exists(paths.scores)) return {};
+  try {
+    const auto scores = nlohmann::json::parse(read_file_bytes(paths.scores));
+    const nlohmann::json* best = nullptr;
+    std::string others;
+    for (const auto& entry : scores.at("checkpoints")) {
+      if (!fs::exists(paths.checkpoints + "/" + entry.at("file").get<std::string>())) continue;
+      if (!best || entry.at("score").get<double>() > best->at("score").get<double>()) best = &entry;
+    }
+    if (!best) return {};
+    const bool bleu = scores.at("metric") == "bleu";
+    auto describe = [&](const nlohmann::json& e) {
+      return bleu ? fmt::format("BLEU {:.2f}", e.at("score").get<double>())
+                  : fmt::format("loss {:.4f}", e.at("valid_loss").get<double>());
+    };
+    for (const auto& entry : scores.at("checkpoints")) {
+      if (&entry != best) others += "; " + entry.at("file").get<std::string>() + " " + describe(entry);
+    }
+    return {paths.checkpoints + "/" + best->at("file").get<std::string>(),
+            "final validation " + describe(*best) + " (beam " + std::to_string(scores.at("beam").get<int64_t>()) +
+                ")" + others};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+}  // namespace
+
+CheckpointChoice choose_checkpoint(const ModelDirPaths& paths) {
+  CheckpointChoice choice = choose_by_scores(paths);
+  if (!choice.path.empty()) return choice;
+  if (fs::exists(paths.best)) return {paths.best, "best validation score during training"};
+  if (fs::exists(paths.average)) return {paths.average, "the average of the last checkpoints (no validation)"};
+  return {paths.last, "the newest checkpoint (no validation)"};
 }
 
 LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint, const torch::Device& device) {
@@ -40,9 +87,13 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
     throw DataError(std::string("Model directory ") + dir + " has an unreadable config: " + e.what());
   }
   out.vocabs = vocab::load_vocabularies(dir);
-  out.checkpoint_path = !checkpoint.empty()        ? checkpoint
-                        : fs::exists(paths.best) ? paths.best
-                                                 : paths.last;
+  if (checkpoint.empty()) {
+    const CheckpointChoice choice = choose_checkpoint(paths);
+    out.checkpoint_path = choice.path;
+    out.why = choice.why;
+  } else {
+    out.checkpoint_path = checkpoint;
+  }
   if (!fs::exists(out.checkpoint_path)) {
     throw DataError("No checkpoint to load: " + out.checkpoint_path + " does not exist.");
   }

@@ -4,9 +4,10 @@
 
 namespace nmt::model {
 
-MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t n_head) : n_head_(n_head) {
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t n_head, double attention_dropout)
+    : n_head_(n_head) {
   TORCH_CHECK(d_model % n_head == 0, "d_model ", d_model, " is not divisible by n_head ", n_head);
-  attention = register_module("attention", ScaleDotProductAttention());
+  attention = register_module("attention", ScaleDotProductAttention(attention_dropout));
   w_q = register_module("w_q", torch::nn::Linear(d_model, d_model));
   w_k = register_module("w_k", torch::nn::Linear(d_model, d_model));
   w_v = register_module("w_v", torch::nn::Linear(d_model, d_model));

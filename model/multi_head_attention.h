@@ -18,7 +18,8 @@ namespace nmt::model {
 
 class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
-  MultiHeadAttentionImpl(int64_t d_model, int64_t n_head);
+  // attention_dropout: dropout on the attention weights while training (0: none, as the reference).
+  MultiHeadAttentionImpl(int64_t d_model, int64_t n_head, double attention_dropout = 0.0);
 
   // q [batch, len_q, d_model], k/v [batch, len_k, d_model] -> [batch, len_q, d_model]
   torch::Tensor forward(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

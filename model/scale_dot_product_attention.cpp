@@ -8,6 +8,10 @@
 
 namespace nmt::model {
 
+ScaleDotProductAttentionImpl::ScaleDotProductAttentionImpl(double p) {
+  dropout = register_module("dropout", Dropout(p));
+}
+
 std::pair<torch::Tensor, torch::Tensor> ScaleDotProductAttentionImpl::forward(const torch::Tensor& q,
                                                                              const torch::Tensor& k,
                                                                              const torch::Tensor& v,
@@ -19,7 +23,7 @@ std::pair<torch::Tensor, torch::Tensor> ScaleDotProductAttentionImpl::forward(co
   auto score = batched_matmul(q, k.transpose(2, 3)) / std::sqrt(d_head);
   if (mask.defined()) score = score.masked_fill(mask == 0, kMaskedScore);
   score = torch::softmax(score, -1);
-  return {batched_matmul(score, v), score};
+  return {batched_matmul(dropout(score), v), score};
 }
 
 }  // namespace nmt::model

@@ -22,7 +22,15 @@ EmbeddingOptions embedding_options(const ModelConfig& c, int64_t vocab_size, int
 }
 
 LayerOptions layer_options(const ModelConfig& c) {
-  return LayerOptions{c.d_model, c.n_head, c.ffn_hidden, c.drop_prob, c.pre_norm};
+  LayerOptions o;
+  o.d_model = c.d_model;
+  o.n_head = c.n_head;
+  o.ffn_hidden = c.ffn_hidden;
+  o.drop_prob = c.drop_prob;
+  o.pre_norm = c.pre_norm;
+  o.attention_dropout = c.attention_dropout;
+  o.activation_dropout = c.ffn_dropout();
+  return o;
 }
 
 }  // namespace

@@ -101,6 +101,41 @@ TEST(ModelOptions, PreNormAddsFinalNormsAndChangesOutput) {
   EXPECT_GT((a - b).abs().max().item<double>(), 1e-3);
 }
 
+TEST(ModelOptions, DropoutRatesReachTheirModules) {
+  auto c = small_config();
+  c.drop_prob = 0.2;
+  Transformer reference_like(c);
+  auto ffn = [](Transformer& m) { return m->encoder->layers->at<EncoderLayerImpl>(0).ffn->dropout->p(); };
+  auto attention = [](Transformer& m) {
+    return m->decoder->layers->at<DecoderLayerImpl>(1).enc_dec_attention->attention->dropout->p();
+  };
+  EXPECT_DOUBLE_EQ(ffn(reference_like), 0.2);  // unset: drop_prob after the ReLU, as the reference
+  EXPECT_DOUBLE_EQ(attention(reference_like), 0.0);
+  c.activation_dropout = 0.05;
+  c.attention_dropout = 0.1;
+  Transformer tuned(c);
+  EXPECT_DOUBLE_EQ(ffn(tuned), 0.05);
+  EXPECT_DOUBLE_EQ(attention(tuned), 0.1);
+  // Dropout has no parameters: the stored form is the reference's either way.
+  EXPECT_EQ(state_dict_of(*tuned).size(), state_dict_of(*reference_like).size());
+}
+
+TEST(ModelOptions, AttentionDropoutActsOnlyWhileTraining) {
+  auto c = small_config();  // drop_prob 0: attention dropout is the only randomness
+  c.attention_dropout = 0.3;
+  Transformer model(c);
+  model->eval();
+  const auto eval_out = model(sample_src(), sample_trg());
+  model->train();
+  const auto train_out = model(sample_src(), sample_trg());
+  EXPECT_GT((train_out - eval_out).abs().max().item<double>(), 1e-3);
+  c.attention_dropout = 0.0;
+  Transformer plain(c);
+  load_state_dict(*plain, state_dict_of(*model), "model");
+  plain->train();
+  EXPECT_TRUE(test::tensors_close(plain(sample_src(), sample_trg()), eval_out, 1e-6, 1e-6));
+}
+
 class CachedDecoding : public ::testing::TestWithParam<bool> {};
 
 TEST_P(CachedDecoding, StepByStepEqualsFullRecomputation) {

@@ -64,6 +64,15 @@ std::string CheckpointManager::save(const model::Checkpoint& checkpoint, bool be
   return path;
 }
 
+std::vector<std::string> CheckpointManager::newest_step_files(int64_t n) const {
+  std::vector<std::string> out;
+  for (const auto& path : step_files(paths_.checkpoints)) {
+    if (static_cast<int64_t>(out.size()) >= n) break;
+    out.push_back(path.string());
+  }
+  return out;
+}
+
 std::optional<model::Checkpoint> CheckpointManager::load_newest_intact(
     const std::function<void(const std::string&)>& warn, bool* found_any) const {
   auto candidates = step_files(paths_.checkpoints);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/checkpoint.h"
 #include "model/model_dir.h"
@@ -14,11 +15,15 @@ namespace nmt::train {
 
 class CheckpointManager {
  public:
+  // keep_last: step files kept (older ones are removed after each save).
   CheckpointManager(model::ModelDirPaths paths, int64_t keep_last);
 
   // Writes the step file (atomically), points last.pt (and best.pt when
   // `best`) at it, and removes step files beyond keep_last. Returns its path.
   std::string save(const model::Checkpoint& checkpoint, bool best);
+
+  // Paths of the newest `n` step checkpoints (fewer when there are fewer), newest first.
+  std::vector<std::string> newest_step_files(int64_t n) const;
 
   // The newest checkpoint that reads back intact; corrupt ones are reported
   // through `warn` and skipped. Empty when there is none; `found_any` tells

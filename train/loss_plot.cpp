@@ -13,6 +13,7 @@ struct Series {
   std::string name, colour;
   std::vector<std::pair<double, double>> points;
   bool right_axis = false;
+  bool markers = false;  // dots (the final validation's few points) instead of a line
 };
 
 std::string fmt(double v) {
@@ -21,12 +22,23 @@ std::string fmt(double v) {
   return buf;
 }
 
+std::pair<double, double> to_pixels(double x, double y, double max_step, double y_max) {
+  return {kLeft + (kWidth - kLeft - kRight) * (max_step > 0 ? x / max_step : 0),
+          kHeight - kBottom - (kHeight - kTop - kBottom) * std::clamp(y / y_max, 0.0, 1.0)};
+}
+
 std::string polyline(const Series& s, double max_step, double y_max) {
   std::ostringstream out;
+  if (s.markers) {
+    for (const auto& [x, y] : s.points) {
+      const auto [px, py] = to_pixels(x, y, max_step, y_max);
+      out << "<circle cx=\"" << fmt(px) << "\" cy=\"" << fmt(py) << "\" r=\"4\" fill=\"" << s.colour << "\"/>\n";
+    }
+    return out.str();
+  }
   out << "<polyline fill=\"none\" stroke=\"" << s.colour << "\" stroke-width=\"1.5\" points=\"";
   for (const auto& [x, y] : s.points) {
-    double px = kLeft + (kWidth - kLeft - kRight) * (max_step > 0 ? x / max_step : 0);
-    double py = kHeight - kBottom - (kHeight - kTop - kBottom) * std::clamp(y / y_max, 0.0, 1.0);
+    const auto [px, py] = to_pixels(x, y, max_step, y_max);
     out << fmt(px) << "," << fmt(py) << " ";
   }
   out << "\"/>\n";
@@ -62,7 +74,8 @@ std::string axes(double max_step, double loss_max) {
 std::string render_training_svg(const std::vector<nlohmann::json>& lines) {
   std::vector<Series> series = {{"train loss", "#1f77b4", {}, false},
                                 {"valid loss", "#ff7f0e", {}, false},
-                                {"valid BLEU", "#2ca02c", {}, true}};
+                                {"valid BLEU", "#2ca02c", {}, true},
+                                {"final BLEU", "#d62728", {}, true, true}};
   double max_step = 1, loss_max = 1e-9;
   auto add = [&](Series& s, const nlohmann::json& j, const char* key, double step) {
     auto it = j.find(key);
@@ -76,6 +89,7 @@ std::string render_training_svg(const std::vector<nlohmann::json>& lines) {
     add(series[0], j, "loss", step);
     add(series[1], j, "valid_loss", step);
     add(series[2], j, "valid_bleu", step);
+    add(series[3], j, "final_bleu", step);
   }
   std::ostringstream out;
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight << "\">\n"

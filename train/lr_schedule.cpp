@@ -15,6 +15,10 @@ double LrSchedule::lr_at(int64_t step) const {
     const double ramp = warmup > 0 ? s * std::pow(warmup, -1.5) : std::pow(s, -0.5);
     return config_.lr * std::pow(static_cast<double>(d_model_), -0.5) * std::min(std::pow(s, -0.5), ramp);
   }
+  if (config_.schedule == "inverse_sqrt") {
+    // fairseq's inverse_sqrt: linear warm-up to lr, then lr * sqrt(warmup / step).
+    return s <= warmup ? config_.lr * s / warmup : config_.lr * std::sqrt(warmup / s);
+  }
   // constant and plateau: linear warm-up, then the configured rate.
   const double ramp = warmup > 0 ? std::min(1.0, s / warmup) : 1.0;
   const double scale = config_.schedule == "plateau" ? plateau_scale_ : 1.0;

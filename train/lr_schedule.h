@@ -1,5 +1,6 @@
-// Learning-rate schedules: the paper's warm-up (noam), the reference's
-// reduce-on-plateau, and constant. Their state travels in checkpoints.
+// Learning-rate schedules: the paper's warm-up (noam), inverse_sqrt (linear
+// warm-up to train.lr, then lr * sqrt(warmup / step), as fairseq), the
+// reference's reduce-on-plateau, and constant. Their state travels in checkpoints.
 #pragma once
 
 #include <nlohmann/json.hpp>

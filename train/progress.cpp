@@ -23,6 +23,7 @@ std::string Progress::format(const ProgressSnapshot& s) const {
   const int64_t done = s.step - first_step_;
   double eta = -1;
   if (s.total_steps > 0 && done > 0) eta = elapsed / done * static_cast<double>(s.total_steps - s.step);
+  if (s.seconds_left >= 0 && (eta < 0 || s.seconds_left < eta)) eta = s.seconds_left;
   char buf[256];
   std::snprintf(buf, sizeof(buf), "step %lld%s%s | epoch %lld | loss %.4f | lr %.3g | %.0f tok/s | ETA %s",
                 static_cast<long long>(s.step), s.total_steps > 0 ? "/" : "",

@@ -12,6 +12,7 @@ namespace nmt::train {
 struct ProgressSnapshot {
   int64_t step = 0, total_steps = 0, epoch = 0;
   double loss = 0, lr = 0, tokens_per_s = 0;
+  double seconds_left = -1;  // of a time budget (train.max_minutes); < 0: none
 };
 
 class Progress {

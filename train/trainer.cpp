@@ -24,6 +24,7 @@ TrainResult Trainer::run() {
   build_model();
   restore_or_start();
   model_->train();
+  started_ = std::chrono::steady_clock::now();
   while (!finished()) {
     auto started = std::chrono::steady_clock::now();
     StepStats stats = train_step();
@@ -38,8 +39,12 @@ TrainResult Trainer::run() {
   if (result.interrupted) {
     log_->info("stopped by signal {} at step {}; resume with --resume", stop_signal_number(), step_);
   } else {
-    log_->info("training finished at step {}{}", step_, early_stopped_ ? " (early stop)" : "");
+    log_->info("training finished at step {}{}", step_,
+               early_stopped_ ? " (early stop)"
+               : out_of_time() ? fmt::format(" (time budget of {} minutes used)", config_.train.max_minutes)
+                               : std::string());
   }
+  finish_run();
   metrics_->update_plot();
   result.step = step_;
   result.epoch = iterator_->epoch();
@@ -54,8 +59,16 @@ int64_t Trainer::total_steps() const {
   return config_.train.max_steps > 0 ? std::min(by_epochs, config_.train.max_steps) : by_epochs;
 }
 
+double Trainer::elapsed_seconds() const {
+  return elapsed_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+bool Trainer::out_of_time() const {
+  return config_.train.max_minutes > 0 && elapsed_seconds() >= config_.train.max_minutes * 60.0;
+}
+
 bool Trainer::finished() const {
-  if (stop_requested() || early_stopped_) return true;
+  if (stop_requested() || early_stopped_ || out_of_time()) return true;
   return config_.train.max_steps > 0 && step_ >= config_.train.max_steps;
 }
 
@@ -144,6 +157,9 @@ void Trainer::report_progress(const StepStats& stats) {
   snap.loss = interval_loss_ / std::max<int64_t>(interval_tokens_, 1);
   snap.lr = schedule_->lr_at(step_);
   snap.tokens_per_s = interval_seconds_ > 0 ? interval_tokens_ / interval_seconds_ : 0;
+  if (config_.train.max_minutes > 0) {
+    snap.seconds_left = std::max(0.0, config_.train.max_minutes * 60.0 - elapsed_seconds());
+  }
   progress_->update(snap, log_now);
   if (!log_now) return;
   metrics_->write({{"type", "train"},
@@ -173,6 +189,7 @@ void Trainer::validate_and_checkpoint() {
 }
 
 void Trainer::validate() {
+  const auto started = std::chrono::steady_clock::now();
   model_->eval();
   ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, step_settings_.precision);
   nlohmann::json line = {{"type", "valid"},
@@ -182,7 +199,7 @@ void Trainer::validate() {
                          {"valid_ppl", v.ppl}};
   double score = -v.loss;
   if (config_.valid.bleu) {
-    v.bleu = decode_bleu();
+    v.bleu = decode_bleu(config_.valid.beam);
     line["valid_bleu"] = v.bleu;
     score = v.bleu;
   }
@@ -196,6 +213,7 @@ void Trainer::validate() {
              ++validations_without_improvement_ >= config_.valid.early_stop_patience) {
     early_stopped_ = true;
   }
+  valid_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   metrics_->write(line);
   metrics_->update_plot();
   progress_->clear();
@@ -207,7 +225,7 @@ void Trainer::validate() {
 
 namespace nmt::train {
 
-double Trainer::decode_bleu() {
+double Trainer::decode_bleu(int64_t beam) {
   if (!valid_lines_) {
     valid_lines_ = data::read_parallel_lines(config_.data.valid_src, config_.data.valid_tgt);
     const auto limit = static_cast<size_t>(config_.valid.max_sentences);
@@ -217,7 +235,8 @@ double Trainer::decode_bleu() {
     }
   }
   model::TranslatorOptions options;
-  options.search.beam = config_.valid.beam;
+  options.search.beam = beam;
+  options.search.length_penalty = config_.valid.length_penalty;
   options.batch_size = 64;
   options.precision = step_settings_.precision;
   model::Translator translator(model_, vocabs_, options);

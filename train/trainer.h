@@ -2,6 +2,7 @@
 // trains with periodic validation and checkpoints, and resumes exactly.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,8 +81,16 @@ class Trainer {
   void report_progress(const StepStats& stats);
   void validate_and_checkpoint();
   void validate();
-  double decode_bleu();
+  double decode_bleu(int64_t beam);
   int64_t total_steps() const;
+  double elapsed_seconds() const;  // training wall time of the whole run, across resumes
+  bool out_of_time() const;
+
+  // trainer_finish.cpp: after the last step, or on a clean stop.
+  void finish_run();
+  std::string write_average();
+  nlohmann::json score_checkpoint(const std::string& path);
+  void report_time_share(double training_seconds, double final_seconds);
 
   Config config_;
   TrainerOptions options_;
@@ -109,6 +118,9 @@ class Trainer {
   int64_t validations_without_improvement_ = 0;
   int64_t bad_steps_in_a_row_ = 0;
   bool early_stopped_ = false;
+  double elapsed_before_ = 0;  // training seconds before this process resumed the run
+  double valid_seconds_ = 0;   // of which spent validating
+  std::chrono::steady_clock::time_point started_;
 
   // Running figures between log lines.
   double interval_loss_ = 0;

@@ -116,6 +116,9 @@ void Trainer::prepare_output() {
     throw UsageError("Output directory " + paths_.root +
                      " already holds checkpoints; pass --resume to continue that run or choose another --out.");
   }
+  // The final validation's scores describe the checkpoints of a finished run;
+  // a run that goes on will write new ones at its end.
+  fs::remove(paths_.scores);
   log_ = make_logger(paths_.log);
   progress_ = std::make_unique<Progress>(log_, options_.progress_on_terminal && ::isatty(2));
   device_ = choose_device(config_.train.device);
@@ -156,7 +159,9 @@ void Trainer::build_model() {
   adam.betas({t.adam_beta1, t.adam_beta2}).eps(t.adam_eps).weight_decay(t.weight_decay);
   optimizer_ = std::make_unique<torch::optim::Adam>(model_->unique_parameters(), adam);
   schedule_ = std::make_unique<LrSchedule>(t, config_.model.d_model);
-  checkpoints_ = std::make_unique<CheckpointManager>(paths_, config_.checkpoint.keep_last);
+  // Averaging needs its checkpoints kept.
+  checkpoints_ = std::make_unique<CheckpointManager>(
+      paths_, std::max(config_.checkpoint.keep_last, config_.checkpoint.average_last));
   int64_t n = 0;
   for (const auto& p : model_->unique_parameters()) n += p.numel();
   log_->info("model: {} parameters, d_model {}, {} layers, {} heads", n, config_.model.d_model,
@@ -195,6 +200,8 @@ void Trainer::restore(const model::Checkpoint& c) {
   has_best_ = s.at("has_best");
   best_score_ = s.at("best_score");
   validations_without_improvement_ = s.at("validations_without_improvement");
+  elapsed_before_ = s.value("elapsed_seconds", 0.0);  // absent in checkpoints written before train.max_minutes
+  valid_seconds_ = s.value("valid_seconds", 0.0);
   restore_rng_states(c.rng);
   last_saved_step_ = step_;
   log_->info("resumed from step {} (epoch {})", step_, iterator_->epoch() + 1);
@@ -212,7 +219,9 @@ model::Checkpoint Trainer::snapshot() const {
              {"schedule", schedule_->state()},
              {"has_best", has_best_},
              {"best_score", best_score_},
-             {"validations_without_improvement", validations_without_improvement_}};
+             {"validations_without_improvement", validations_without_improvement_},
+             {"elapsed_seconds", elapsed_seconds()},
+             {"valid_seconds", valid_seconds_}};
   return c;
 }
 

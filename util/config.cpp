@@ -1,7 +1,7 @@
 #include "util/config.h"
 
+#include <algorithm>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -12,74 +12,6 @@ namespace nmt {
 namespace {
 
 using nlohmann::json;
-
-// Reads the keys of one JSON object section, remembering which were used so
-// that anything left over is reported as an unknown key.
-class SectionReader {
- public:
-  SectionReader(const json& j, std::string section, std::string origin)
-      : j_(j), section_(std::move(section)), origin_(std::move(origin)) {
-    if (!j_.is_object()) {
-      throw UsageError("Config section '" + section_ + "' in " + origin_ + " must be a JSON object.");
-    }
-  }
-
-  // Reads `key` into `out` when present; returns whether it was.
-  template <typename T>
-  bool get(const char* key, T& out) {
-    seen_.insert(key);
-    auto it = j_.find(key);
-    if (it == j_.end() || it->is_null()) return false;
-    try {
-      out = it->template get<T>();
-      return true;
-    } catch (const json::exception&) {
-      throw UsageError("Config key '" + qualified(key) + "' in " + origin_ + " has the wrong type (" +
-                       it->dump() + ").");
-    }
-  }
-
-  void reject_unknown() const {
-    for (auto it = j_.begin(); it != j_.end(); ++it) {
-      if (!seen_.count(it.key())) {
-        throw UsageError("Unknown config key '" + qualified(it.key()) + "' in " + origin_ + ".");
-      }
-    }
-  }
-
- private:
-  std::string qualified(const std::string& key) const {
-    return section_.empty() ? key : section_ + "." + key;
-  }
-  const json& j_;
-  std::string section_, origin_;
-  std::set<std::string> seen_;
-};
-
-const json& section_of(const json& j, const char* name) {
-  static const json empty = json::object();
-  auto it = j.find(name);
-  return it == j.end() ? empty : *it;
-}
-
-void read_model(SectionReader& r, ModelConfig& m) {
-  r.get("d_model", m.d_model);
-  r.get("n_head", m.n_head);
-  r.get("ffn_hidden", m.ffn_hidden);
-  r.get("n_layers", m.n_layers);
-  r.get("drop_prob", m.drop_prob);
-  r.get("max_len", m.max_len);
-  r.get("enc_voc_size", m.enc_voc_size);
-  r.get("dec_voc_size", m.dec_voc_size);
-  r.get("src_pad_idx", m.src_pad_idx);
-  r.get("trg_pad_idx", m.trg_pad_idx);
-  r.get("trg_sos_idx", m.trg_sos_idx);
-  r.get("pre_norm", m.pre_norm);
-  r.get("scale_embedding", m.scale_embedding);
-  r.get("share_embeddings", m.share_embeddings);
-  r.get("tie_output", m.tie_output);
-  r.get("learned_positions", m.learned_positions);
-}
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw UsageError("Invalid configuration: " + what);
@@ -107,6 +39,9 @@ void ModelConfig::validate() const {
   require(ffn_hidden > 0, "model.ffn_hidden must be positive.");
   require(n_layers > 0, "model.n_layers must be positive.");
   require(drop_prob >= 0.0 && drop_prob < 1.0, "model.drop_prob must lie in [0, 1).");
+  require(attention_dropout >= 0.0 && attention_dropout < 1.0, "model.attention_dropout must lie in [0, 1).");
+  require(!activation_dropout || (*activation_dropout >= 0.0 && *activation_dropout < 1.0),
+          "model.activation_dropout must lie in [0, 1) (or be null: model.drop_prob).");
   require(max_len > 2, "model.max_len must be greater than 2.");
   require(!share_embeddings || enc_voc_size == dec_voc_size,
           "model.share_embeddings needs one joint vocabulary (encoder and decoder sizes differ).");
@@ -116,8 +51,11 @@ void TrainConfig::validate() const {
   require(batch_tokens > 0, "train.batch_tokens must be positive.");
   require(epochs > 0 || max_steps > 0, "train.epochs or train.max_steps must be positive.");
   require(lr > 0, "train.lr must be positive.");
-  require(schedule == "noam" || schedule == "plateau" || schedule == "constant",
-          "train.schedule must be \"noam\", \"plateau\" or \"constant\" (got \"" + schedule + "\").");
+  require(schedule == "noam" || schedule == "inverse_sqrt" || schedule == "plateau" || schedule == "constant",
+          "train.schedule must be \"noam\", \"inverse_sqrt\", \"plateau\" or \"constant\" (got \"" + schedule +
+              "\").");
+  require(schedule != "inverse_sqrt" || warmup_steps > 0, "train.schedule \"inverse_sqrt\" needs train.warmup_steps > 0.");
+  require(max_minutes >= 0, "train.max_minutes must not be negative (0: no time limit).");
   require(warmup_steps >= 0, "train.warmup_steps must not be negative.");
   require(label_smoothing >= 0 && label_smoothing < 1, "train.label_smoothing must lie in [0, 1).");
   require(accum_steps >= 1, "train.accum_steps must be at least 1.");
@@ -131,11 +69,14 @@ void TrainConfig::validate() const {
 void CheckpointConfig::validate() const {
   require(every_steps > 0, "checkpoint.every_steps must be positive.");
   require(keep_last >= 1, "checkpoint.keep_last must be at least 1.");
+  require(average_last >= 0, "checkpoint.average_last must not be negative (0: no averaging).");
 }
 
 void ValidConfig::validate() const {
   require(every_steps > 0, "valid.every_steps must be positive.");
   require(beam >= 1, "valid.beam must be at least 1.");
+  require(final_beam >= 0, "valid.final_beam must not be negative (0: valid.beam).");
+  require(length_penalty >= 0, "valid.length_penalty must not be negative.");
   require(early_stop_patience >= 0, "valid.early_stop_patience must not be negative.");
 }
 
@@ -146,153 +87,6 @@ void Config::validate() const {
   train.validate();
   checkpoint.validate();
   valid.validate();
-}
-
-ModelConfig model_config_from_json(const json& j, const std::string& origin) {
-  ModelConfig m;
-  SectionReader r(j, "model", origin);
-  read_model(r, m);
-  r.reject_unknown();
-  return m;
-}
-
-Config config_from_json(const json& j, const std::string& origin) {
-  if (!j.is_object()) throw UsageError("Config in " + origin + " must be a JSON object.");
-  static const std::set<std::string> sections = {"data", "vocab", "model", "train", "checkpoint", "valid"};
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!sections.count(it.key())) {
-      throw UsageError("Unknown config key '" + it.key() + "' in " + origin + ".");
-    }
-  }
-  Config c;
-  SectionReader d(section_of(j, "data"), "data", origin);
-  d.get("train_src", c.data.train_src);
-  d.get("train_tgt", c.data.train_tgt);
-  d.get("valid_src", c.data.valid_src);
-  d.get("valid_tgt", c.data.valid_tgt);
-  d.get("max_len", c.data.max_len);
-  d.get("max_len_ratio", c.data.max_len_ratio);
-  d.reject_unknown();
-
-  SectionReader v(section_of(j, "vocab"), "vocab", origin);
-  v.get("model", c.vocab.model);
-  v.get("size", c.vocab.size);
-  v.get("type", c.vocab.type);
-  v.get("joint", c.vocab.joint);
-  v.get("max_train_lines", c.vocab.max_train_lines);
-  v.reject_unknown();
-
-  c.model = model_config_from_json(section_of(j, "model"), origin);
-
-  SectionReader t(section_of(j, "train"), "train", origin);
-  t.get("batch_tokens", c.train.batch_tokens);
-  t.get("epochs", c.train.epochs);
-  t.get("max_steps", c.train.max_steps);
-  t.get("lr", c.train.lr);
-  t.get("schedule", c.train.schedule);
-  t.get("warmup_steps", c.train.warmup_steps);
-  t.get("label_smoothing", c.train.label_smoothing);
-  t.get("clip", c.train.clip);
-  t.get("weight_decay", c.train.weight_decay);
-  t.get("accum_steps", c.train.accum_steps);
-  t.get("seed", c.train.seed);
-  t.get("threads", c.train.threads);
-  t.get("device", c.train.device);
-  t.get("adam_beta1", c.train.adam_beta1);
-  t.get("adam_beta2", c.train.adam_beta2);
-  t.get("adam_eps", c.train.adam_eps);
-  t.get("plateau_factor", c.train.plateau_factor);
-  t.get("plateau_patience", c.train.plateau_patience);
-  t.get("precision", c.train.precision);
-  // Before train.precision, mixed_precision (bool) switched bf16 on CUDA;
-  // configs and model directories of that time still load.
-  bool legacy_mixed_precision = true;
-  if (t.get("mixed_precision", legacy_mixed_precision) && !legacy_mixed_precision &&
-      !section_of(j, "train").contains("precision")) {
-    c.train.precision = "fp32";
-  }
-  t.get("log_every_steps", c.train.log_every_steps);
-  t.get("max_bad_steps", c.train.max_bad_steps);
-  t.reject_unknown();
-
-  SectionReader k(section_of(j, "checkpoint"), "checkpoint", origin);
-  k.get("every_steps", c.checkpoint.every_steps);
-  k.get("keep_last", c.checkpoint.keep_last);
-  k.reject_unknown();
-
-  SectionReader s(section_of(j, "valid"), "valid", origin);
-  s.get("every_steps", c.valid.every_steps);
-  s.get("bleu", c.valid.bleu);
-  s.get("beam", c.valid.beam);
-  s.get("early_stop_patience", c.valid.early_stop_patience);
-  s.get("max_sentences", c.valid.max_sentences);
-  s.reject_unknown();
-  return c;
-}
-
-json model_config_to_json(const ModelConfig& m) {
-  return json{{"d_model", m.d_model},
-              {"n_head", m.n_head},
-              {"ffn_hidden", m.ffn_hidden},
-              {"n_layers", m.n_layers},
-              {"drop_prob", m.drop_prob},
-              {"max_len", m.max_len},
-              {"enc_voc_size", m.enc_voc_size},
-              {"dec_voc_size", m.dec_voc_size},
-              {"src_pad_idx", m.src_pad_idx},
-              {"trg_pad_idx", m.trg_pad_idx},
-              {"trg_sos_idx", m.trg_sos_idx},
-              {"pre_norm", m.pre_norm},
-              {"scale_embedding", m.scale_embedding},
-              {"share_embeddings", m.share_embeddings},
-              {"tie_output", m.tie_output},
-              {"learned_positions", m.learned_positions}};
-}
-
-bool same_architecture(const ModelConfig& a, const ModelConfig& b) {
-  return model_config_to_json(a) == model_config_to_json(b);
-}
-
-json config_to_json(const Config& c) {
-  json j;
-  j["data"] = {{"train_src", c.data.train_src},     {"train_tgt", c.data.train_tgt},
-               {"valid_src", c.data.valid_src},     {"valid_tgt", c.data.valid_tgt},
-               {"max_len", c.data.max_len},         {"max_len_ratio", c.data.max_len_ratio}};
-  j["vocab"] = {{"model", c.vocab.model},
-                {"size", c.vocab.size},
-                {"type", c.vocab.type},
-                {"joint", c.vocab.joint},
-                {"max_train_lines", c.vocab.max_train_lines}};
-  j["model"] = model_config_to_json(c.model);
-  const TrainConfig& t = c.train;
-  j["train"] = {{"batch_tokens", t.batch_tokens},
-                {"epochs", t.epochs},
-                {"max_steps", t.max_steps},
-                {"lr", t.lr},
-                {"schedule", t.schedule},
-                {"warmup_steps", t.warmup_steps},
-                {"label_smoothing", t.label_smoothing},
-                {"clip", t.clip},
-                {"weight_decay", t.weight_decay},
-                {"accum_steps", t.accum_steps},
-                {"seed", t.seed},
-                {"threads", t.threads},
-                {"device", t.device},
-                {"adam_beta1", t.adam_beta1},
-                {"adam_beta2", t.adam_beta2},
-                {"adam_eps", t.adam_eps},
-                {"plateau_factor", t.plateau_factor},
-                {"plateau_patience", t.plateau_patience},
-                {"precision", t.precision},
-                {"log_every_steps", t.log_every_steps},
-                {"max_bad_steps", t.max_bad_steps}};
-  j["checkpoint"] = {{"every_steps", c.checkpoint.every_steps}, {"keep_last", c.checkpoint.keep_last}};
-  j["valid"] = {{"every_steps", c.valid.every_steps},
-                {"bleu", c.valid.bleu},
-                {"beam", c.valid.beam},
-                {"early_stop_patience", c.valid.early_stop_patience},
-                {"max_sentences", c.valid.max_sentences}};
-  return j;
 }
 
 json read_json_file(const std::string& path) {
@@ -334,27 +128,6 @@ void apply_override(json& j, const std::string& assignment) {
     if (node->is_null()) *node = json::object();
   }
   (*node)[path.back()] = value;
-}
-
-ModelConfig reference_model_config(const json& j, const std::string& origin) {
-  ModelConfig m;
-  SectionReader r(j, "", origin);
-  r.get("src_pad_idx", m.src_pad_idx);
-  r.get("trg_pad_idx", m.trg_pad_idx);
-  r.get("trg_sos_idx", m.trg_sos_idx);
-  r.get("enc_voc_size", m.enc_voc_size);
-  r.get("dec_voc_size", m.dec_voc_size);
-  r.get("d_model", m.d_model);
-  r.get("n_head", m.n_head);
-  r.get("max_len", m.max_len);
-  r.get("ffn_hidden", m.ffn_hidden);
-  r.get("n_layers", m.n_layers);
-  r.get("drop_prob", m.drop_prob);
-  std::string device;
-  r.get("device", device);  // the reference passes one; we place modules ourselves
-  r.reject_unknown();
-  m.validate();
-  return m;
 }
 
 }  // namespace nmt

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,12 @@ struct ModelConfig {
   bool share_embeddings = false;    // encoder and decoder share one table (joint vocab)
   bool tie_output = false;          // output projection uses the decoder embedding
   bool learned_positions = false;   // trained position table instead of sinusoids
+  // Dropout on the attention weights (after softmax); the reference has none.
+  double attention_dropout = 0.0;
+  // Dropout after the feed-forward ReLU. Unset: drop_prob, which is what the
+  // reference applies there.
+  std::optional<double> activation_dropout;
+  double ffn_dropout() const { return activation_dropout.value_or(drop_prob); }
   void validate() const;
 };
 
@@ -55,8 +62,9 @@ struct TrainConfig {
   int64_t batch_tokens = 4096;   // padded cells per batch, per side
   int64_t epochs = 10;
   int64_t max_steps = 0;         // 0: no limit
-  double lr = 1.0;               // noam: multiplier of the paper's formula
-  std::string schedule = "noam";  // noam | plateau | constant
+  double max_minutes = 0;        // wall-clock budget for training (validation included); 0: none
+  double lr = 1.0;               // noam: multiplier of the paper's formula; others: the peak rate
+  std::string schedule = "noam";  // noam | inverse_sqrt | plateau | constant
   int64_t warmup_steps = 4000;
   double label_smoothing = 0.1;
   double clip = 1.0;             // max gradient norm; <= 0 disables
@@ -79,15 +87,19 @@ struct TrainConfig {
 struct CheckpointConfig {
   int64_t every_steps = 1000;
   int64_t keep_last = 3;
+  int64_t average_last = 0;  // > 0: checkpoints/average.pt, the mean of the newest N step checkpoints
   void validate() const;
 };
 
 struct ValidConfig {
   int64_t every_steps = 1000;
   bool bleu = true;
-  int64_t beam = 4;
+  int64_t beam = 4;                 // while training (1, greedy, is cheapest)
+  int64_t final_beam = 0;           // for best.pt and average.pt at the end; 0: same as beam
+  double length_penalty = 0.6;      // GNMT alpha, as the translator's --length-penalty
   int64_t early_stop_patience = 0;  // validations without improvement; 0 disables
   int64_t max_sentences = 0;        // decode at most this many for BLEU; 0: all
+  int64_t beam_at_end() const { return final_beam > 0 ? final_beam : beam; }
   void validate() const;
 };
 

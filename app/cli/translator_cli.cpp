@@ -214,6 +214,10 @@ int run_translation(Args& a) {
   a.options.precision = choose_precision(a.precision, device).precision;
   configure_cpu_threads(a.threads, a.options.precision);
   auto loaded = model::load_model_dir(a.model_dir, a.checkpoint, device);
+  if (!loaded.why.empty()) {
+    std::cerr << "translator: using " << loaded.checkpoint_path << " (step " << loaded.step << "; " << loaded.why
+              << ")\n";
+  }
   if (!a.export_path.empty()) return export_weights(loaded, a.export_path);
   check_attention_layer(a, loaded.config.model.n_layers);
   std::optional<ReferenceScorer> refs;

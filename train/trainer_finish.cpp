@@ -1,0 +1,96 @@
+// The end of a run (after the last step, a spent time budget, an early stop or
+// a clean stop on a signal): checkpoint averaging, the final validation of
+// best.pt and average.pt with the final beam, checkpoints/scores.json for the
+// translator's choice, and how much of the run validation took.
+#include <algorithm>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "model/checkpoint_average.h"
+#include "train/trainer.h"
+#include "train/validation.h"
+#include "util/atomic_file.h"
+
+namespace nmt::train {
+namespace fs = std::filesystem;
+
+void Trainer::finish_run() {
+  const double training_seconds = elapsed_seconds();
+  const auto started = std::chrono::steady_clock::now();
+  const std::string average = config_.checkpoint.average_last > 0 ? write_average() : std::string();
+  if (!valid_batches_.empty()) {
+    // best.pt is the best of the validations during training (often greedy);
+    // without one, last.pt stands in.
+    nlohmann::json scored = nlohmann::json::array();
+    scored.push_back(score_checkpoint(fs::exists(paths_.best) ? paths_.best : paths_.last));
+    if (!average.empty()) scored.push_back(score_checkpoint(average));
+    const auto& chosen = *std::max_element(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
+      return a.at("score").template get<double>() < b.at("score").template get<double>();
+    });
+    nlohmann::json scores = {{"metric", config_.valid.bleu ? "bleu" : "valid_loss"},
+                             {"beam", config_.valid.beam_at_end()},
+                             {"length_penalty", config_.valid.length_penalty},
+                             {"checkpoints", scored},
+                             {"chosen", chosen.at("file")}};
+    write_file_atomically(paths_.scores, scores.dump(2) + "\n");
+    log_->info("the translator will load {} (the better of the final validation)",
+               chosen.at("file").get<std::string>());
+  }
+  report_time_share(training_seconds,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
+// checkpoints/average.pt from the newest average_last step checkpoints (or
+// as many as there are).
+std::string Trainer::write_average() {
+  const auto files = checkpoints_->newest_step_files(config_.checkpoint.average_last);
+  if (files.empty()) return {};
+  model::Checkpoint averaged = model::average_checkpoints(files);
+  model::save_checkpoint(paths_.average, averaged);
+  const auto steps = averaged.state.at("averaged_steps").get<std::vector<int64_t>>();
+  log_->info("wrote {}: the mean of {} checkpoints (steps {}-{}){}", paths_.average, files.size(), steps.back(),
+             steps.front(),
+             static_cast<int64_t>(files.size()) < config_.checkpoint.average_last
+                 ? fmt::format(", fewer than checkpoint.average_last {}", config_.checkpoint.average_last)
+                 : std::string());
+  return paths_.average;
+}
+
+// Loads the checkpoint's weights into the model (training is over) and
+// validates them: loss always, BLEU with the final beam when valid.bleu.
+nlohmann::json Trainer::score_checkpoint(const std::string& path) {
+  const model::Checkpoint checkpoint = model::load_checkpoint(path);
+  model::load_state_dict(*model_, checkpoint.weights, path);
+  model_->eval();
+  const ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, step_settings_.precision);
+  const std::string file = fs::path(path).filename().string();
+  nlohmann::json line = {{"type", "final"},     {"step", checkpoint.step()}, {"checkpoint", file},
+                         {"final_loss", v.loss}, {"final_ppl", v.ppl},        {"beam", config_.valid.beam_at_end()}};
+  double score = -v.loss;
+  if (config_.valid.bleu) {
+    score = decode_bleu(config_.valid.beam_at_end());
+    line["final_bleu"] = score;
+  }
+  metrics_->write(line);
+  log_->info("final validation of {} (step {}): loss {:.4f} ppl {:.2f}{}", file, checkpoint.step(), v.loss, v.ppl,
+             config_.valid.bleu ? fmt::format(" BLEU {:.2f} (beam {})", score, config_.valid.beam_at_end())
+                                : std::string());
+  return {{"file", file}, {"step", checkpoint.step()}, {"score", score}, {"valid_loss", v.loss}};
+}
+
+void Trainer::report_time_share(double total, double final_seconds) {
+  const double share = total > 0 ? valid_seconds_ / total : 0.0;
+  log_->info("training took {:.0f} s, of which validation {:.0f} s ({:.1f}%); the final averaging and validation "
+             "{:.0f} s more",
+             total, valid_seconds_, 100.0 * share, final_seconds);
+  metrics_->write({{"type", "summary"},
+                   {"step", step_},
+                   {"train_seconds", total},
+                   {"valid_seconds", valid_seconds_},
+                   {"valid_share", share},
+                   {"final_seconds", final_seconds}});
+}
+
+}  // namespace nmt::train
