@@ -10,7 +10,8 @@ DecoderLayerImpl::DecoderLayerImpl(const LayerOptions& o) : pre_norm_(o.pre_norm
   self_attention = register_module("self_attention", MultiHeadAttention(o.d_model, o.n_head, o.attention_dropout));
   norm1 = register_module("norm1", LayerNorm(o.d_model));
   dropout1 = register_module("dropout1", Dropout(o.drop_prob));
-  enc_dec_attention = register_module("enc_dec_attention", MultiHeadAttention(o.d_model, o.n_head, o.attention_dropout));
+  enc_dec_attention =
+      register_module("enc_dec_attention", MultiHeadAttention(o.d_model, o.n_head, o.attention_dropout));
   norm2 = register_module("norm2", LayerNorm(o.d_model));
   dropout2 = register_module("dropout2", Dropout(o.drop_prob));
   ffn = register_module("ffn", PositionwiseFeedForward(o.d_model, o.ffn_hidden, o.activation_dropout));

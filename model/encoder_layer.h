@@ -17,7 +17,7 @@ struct LayerOptions {
   double drop_prob = 0.1;          // after each sublayer (and, by default, in the FFN)
   bool pre_norm = false;
   double attention_dropout = 0.0;  // on the attention weights; the reference has none
-  double activation_dropout = 0.1; // after the FFN's ReLU; the reference uses drop_prob
+  double activation_dropout = 0.1; // after the FFN's ReLU (ModelConfig::ffn_dropout(): drop_prob unless set)
 };
 
 class EncoderLayerImpl : public torch::nn::Module {

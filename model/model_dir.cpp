@@ -44,7 +44,9 @@ CheckpointChoice choose_by_scores(const ModelDirPaths& paths) {
     const nlohmann::json* best = nullptr;
     std::string others;
     for (const auto& entry : scores.at("checkpoints")) {
-      if (!fs::exists(paths.checkpoints + "/" + entry.at("file").get<std::string>())) continue;
+      // Only files of this directory's checkpoints/ (the trainer writes bare names).
+      const std::string file = entry.at("file").get<std::string>();
+      if (file.find('/') != std::string::npos || !fs::exists(paths.checkpoints + "/" + file)) continue;
       if (!best || entry.at("score").get<double>() > best->at("score").get<double>()) best = &entry;
     }
     if (!best) return {};
