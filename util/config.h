@@ -1,5 +1,5 @@
 // The run configuration: plain structs with defaults and validate().
-// JSON conversion lives in config.cpp and nowhere else; code below the
+// JSON conversion lives in config_json.cpp and nowhere else; code below the
 // executables reads these structs, never string-keyed options.
 #pragma once
 
