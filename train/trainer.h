@@ -88,8 +88,9 @@ class Trainer {
 
   // trainer_finish.cpp: after the last step, or on a clean stop.
   void finish_run();
-  std::string write_average();
-  nlohmann::json score_checkpoint(const std::string& path);
+  std::optional<model::Checkpoint> write_average();
+  // Validates `checkpoint` (named `file` in checkpoints/) with the final beam.
+  nlohmann::json score_checkpoint(const std::string& file, const model::Checkpoint& checkpoint);
   void report_time_share(double training_seconds, double final_seconds);
 
   Config config_;

@@ -19,13 +19,15 @@ namespace fs = std::filesystem;
 void Trainer::finish_run() {
   const double training_seconds = elapsed_seconds();
   const auto started = std::chrono::steady_clock::now();
-  const std::string average = config_.checkpoint.average_last > 0 ? write_average() : std::string();
+  const std::optional<model::Checkpoint> average =
+      config_.checkpoint.average_last > 0 ? write_average() : std::nullopt;
   if (!valid_batches_.empty()) {
     // best.pt is the best of the validations during training (often greedy);
     // without one, last.pt stands in.
+    const std::string best = fs::exists(paths_.best) ? paths_.best : paths_.last;
     nlohmann::json scored = nlohmann::json::array();
-    scored.push_back(score_checkpoint(fs::exists(paths_.best) ? paths_.best : paths_.last));
-    if (!average.empty()) scored.push_back(score_checkpoint(average));
+    scored.push_back(score_checkpoint(fs::path(best).filename().string(), model::load_checkpoint(best)));
+    if (average) scored.push_back(score_checkpoint(fs::path(paths_.average).filename().string(), *average));
     const auto& chosen = *std::max_element(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
       return a.at("score").template get<double>() < b.at("score").template get<double>();
     });
@@ -43,10 +45,10 @@ void Trainer::finish_run() {
 }
 
 // checkpoints/average.pt from the newest average_last step checkpoints (or
-// as many as there are).
-std::string Trainer::write_average() {
+// as many as there are); returned so that validating it needs no second read.
+std::optional<model::Checkpoint> Trainer::write_average() {
   const auto files = checkpoints_->newest_step_files(config_.checkpoint.average_last);
-  if (files.empty()) return {};
+  if (files.empty()) return std::nullopt;
   model::Checkpoint averaged = model::average_checkpoints(files);
   model::save_checkpoint(paths_.average, averaged);
   const auto steps = averaged.state.at("averaged_steps").get<std::vector<int64_t>>();
@@ -55,17 +57,15 @@ std::string Trainer::write_average() {
              static_cast<int64_t>(files.size()) < config_.checkpoint.average_last
                  ? fmt::format(", fewer than checkpoint.average_last {}", config_.checkpoint.average_last)
                  : std::string());
-  return paths_.average;
+  return averaged;
 }
 
 // Loads the checkpoint's weights into the model (training is over) and
 // validates them: loss always, BLEU with the final beam when valid.bleu.
-nlohmann::json Trainer::score_checkpoint(const std::string& path) {
-  const model::Checkpoint checkpoint = model::load_checkpoint(path);
-  model::load_state_dict(*model_, checkpoint.weights, path);
+nlohmann::json Trainer::score_checkpoint(const std::string& file, const model::Checkpoint& checkpoint) {
+  model::load_state_dict(*model_, checkpoint.weights, file);
   model_->eval();
   const ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, step_settings_.precision);
-  const std::string file = fs::path(path).filename().string();
   nlohmann::json line = {{"type", "final"},     {"step", checkpoint.step()}, {"checkpoint", file},
                          {"final_loss", v.loss}, {"final_ppl", v.ppl},        {"beam", config_.valid.beam_at_end()}};
   double score = -v.loss;
