@@ -25,6 +25,7 @@ TrainResult Trainer::run() {
   restore_or_start();
   model_->train();
   started_ = std::chrono::steady_clock::now();
+  check_time_budget();  // a resumed run may have spent it already
   while (!finished()) {
     auto started = std::chrono::steady_clock::now();
     StepStats stats = train_step();
@@ -41,7 +42,7 @@ TrainResult Trainer::run() {
   } else {
     log_->info("training finished at step {}{}", step_,
                early_stopped_ ? " (early stop)"
-               : out_of_time() ? fmt::format(" (time budget of {} minutes used)", config_.train.max_minutes)
+               : budget_spent_ ? fmt::format(" (time budget of {} minutes used)", config_.train.max_minutes)
                                : std::string());
   }
   finish_run();
@@ -67,8 +68,12 @@ bool Trainer::out_of_time() const {
   return config_.train.max_minutes > 0 && elapsed_seconds() >= config_.train.max_minutes * 60.0;
 }
 
+void Trainer::check_time_budget() {
+  if (!budget_spent_ && out_of_time()) budget_spent_ = true;
+}
+
 bool Trainer::finished() const {
-  if (stop_requested() || early_stopped_ || out_of_time()) return true;
+  if (stop_requested() || early_stopped_ || budget_spent_) return true;
   return config_.train.max_steps > 0 && step_ >= config_.train.max_steps;
 }
 
@@ -121,6 +126,7 @@ Trainer::StepStats Trainer::train_step() {
 }
 
 void Trainer::after_step(const StepStats& stats) {
+  check_time_budget();
   if (stats.skipped) {
     count_skipped_step();
     return;

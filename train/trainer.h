@@ -85,6 +85,7 @@ class Trainer {
   int64_t total_steps() const;
   double elapsed_seconds() const;  // training wall time of the whole run, across resumes
   bool out_of_time() const;
+  void check_time_budget();
 
   // trainer_finish.cpp: after the last step, or on a clean stop.
   void finish_run();
@@ -119,6 +120,10 @@ class Trainer {
   int64_t validations_without_improvement_ = 0;
   int64_t bad_steps_in_a_row_ = 0;
   bool early_stopped_ = false;
+  // Latched once per step: the step that finds the budget spent is the last
+  // one, so it is validated and checkpointed as the last (not found spent
+  // only by the loop's next check, a few microseconds later).
+  bool budget_spent_ = false;
   double elapsed_before_ = 0;  // training seconds before this process resumed the run
   double valid_seconds_ = 0;   // of which spent validating
   std::chrono::steady_clock::time_point started_;
