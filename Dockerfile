@@ -7,6 +7,7 @@ FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends build-essential cmake ninja-build pkg-config \
       libtorch-dev libsentencepiece-dev nlohmann-json3-dev libspdlog-dev libcli11-dev zlib1g-dev \
+      libcpp-httplib-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
@@ -17,6 +18,7 @@ COPY vocab ./vocab
 COPY eval ./eval
 COPY train ./train
 COPY util ./util
+COPY serve ./serve
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNMT_BUILD_TESTS=OFF -DNMT_BUILD_BENCH=OFF \
       -DCMAKE_INSTALL_PREFIX=/opt/nmt \
  && cmake --build build -j"$(nproc)" \
@@ -25,6 +27,7 @@ RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNMT_BUILD_TESTS=OF
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libtorch1.13 libopenblas0-pthread libsentencepiece0 zlib1g \
+      libcpp-httplib0.11 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --create-home --uid 1000 nmt \
  && mkdir -p /work && chown nmt:nmt /work

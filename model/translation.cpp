@@ -81,10 +81,12 @@ Translator::Translator(Transformer model, SearchIds target_ids, int64_t source_b
 
 int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2; }
 
-void Translator::encode_line(const std::string& line, SentenceTranslation& out) const {
+SentenceTranslation Translator::encode(const std::string& line) const {
+  if (!vocabs_.src) throw DataError("This translator was built without vocabularies; it cannot translate text.");
+  SentenceTranslation out;
   if (data::find_invalid_utf8(line) != line.size()) {
     out.invalid_utf8 = true;
-    return;
+    return out;
   }
   const auto ids = vocabs_.src->encode(line);
   out.source.assign(ids.begin(), ids.end());
@@ -92,25 +94,28 @@ void Translator::encode_line(const std::string& line, SentenceTranslation& out) 
     out.source.resize(max_source_tokens());
     out.truncated = true;
   }
+  return out;
+}
+
+void Translator::attach(SentenceTranslation& translation, std::vector<Hypothesis> hypotheses) const {
+  translation.hypotheses = std::move(hypotheses);
+  translation.texts.clear();
+  for (const auto& h : translation.hypotheses) translation.texts.push_back(vocabs_.tgt->decode(h.tokens));
 }
 
 std::vector<SentenceTranslation> Translator::translate(const std::vector<std::string>& lines) {
-  if (!vocabs_.src) throw DataError("This translator was built without vocabularies; it cannot translate text.");
-  std::vector<SentenceTranslation> out(lines.size());
+  std::vector<SentenceTranslation> out;
+  out.reserve(lines.size());
   std::vector<std::vector<int64_t>> sources;
   std::vector<size_t> where;
   for (size_t i = 0; i < lines.size(); ++i) {
-    encode_line(lines[i], out[i]);
+    out.push_back(encode(lines[i]));
     if (out[i].source.empty()) continue;  // empty line: empty output, no model call
     sources.push_back(out[i].source);
     where.push_back(i);
   }
   auto hyps = translate_ids(sources);
-  for (size_t k = 0; k < where.size(); ++k) {
-    SentenceTranslation& t = out[where[k]];
-    t.hypotheses = std::move(hyps[k]);
-    for (const auto& h : t.hypotheses) t.texts.push_back(vocabs_.tgt->decode(h.tokens));
-  }
+  for (size_t k = 0; k < where.size(); ++k) attach(out[where[k]], std::move(hyps[k]));
   return out;
 }
 

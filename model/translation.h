@@ -56,6 +56,13 @@ class Translator {
   torch::Tensor cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,
                                 int64_t layer);
 
+  // The two halves of translate(), for callers that batch lines themselves
+  // (the server): encode() checks UTF-8 and encodes one line, truncated to
+  // max_source_tokens() (thread-safe; no model call); attach() stores the
+  // hypotheses that translate_ids() found for its `source` and detokenizes them.
+  SentenceTranslation encode(const std::string& line) const;
+  void attach(SentenceTranslation& translation, std::vector<Hypothesis> hypotheses) const;
+
   // Longest source the model takes: max_len minus sos and eos.
   int64_t max_source_tokens() const;
   const TranslatorOptions& options() const { return options_; }
@@ -65,7 +72,6 @@ class Translator {
  private:
   std::vector<std::vector<Hypothesis>> translate_batch(const std::vector<const std::vector<int64_t>*>& batch);
   torch::Tensor wrap_sources(const std::vector<const std::vector<int64_t>*>& batch) const;
-  void encode_line(const std::string& line, SentenceTranslation& out) const;
 
   Transformer model_;
   vocab::Vocabularies vocabs_;

@@ -8,6 +8,7 @@ packages=(
   libtorch-dev libopenblas0-pthread
   libsentencepiece-dev sentencepiece
   nlohmann-json3-dev libspdlog-dev libgtest-dev libcli11-dev zlib1g-dev
+  libcpp-httplib-dev
 )
 
 missing=()

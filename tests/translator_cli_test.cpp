@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include "data_test_util.h"
+#include "tests/model_dir_test_util.h"
 #include "model/checkpoint.h"
 #include "model/state_dict.h"
 #include "model/transformer.h"
@@ -132,26 +133,7 @@ class TranslatorWithModel : public TranslatorCli {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    Config c = test::toy_corpus_config(*dir_, 300);
-    c.model.d_model = 32;
-    c.model.n_head = 4;
-    c.model.ffn_hidden = 48;
-    c.model.n_layers = 2;
-    c.model.max_len = 40;
-    c.model.drop_prob = 0.0;
-    const std::string model_dir = dir_->path("model");
-    const auto vocabs = vocab::prepare_vocabularies(c, model_dir);
-    c.model.enc_voc_size = c.model.dec_voc_size = vocabs.src->size();
-    test::write_file(model_dir + "/config.json", config_to_json(c).dump(2));
-    torch::manual_seed(7);
-    model::Transformer m(c.model);
-    model::init_weights_like_reference(*m);
-    model::Checkpoint ck;
-    ck.config = config_to_json(c);
-    ck.weights = model::state_dict_of(*m);
-    ck.state = {{"step", 1}, {"epoch", 0}};
-    fs::create_directories(model_dir + "/checkpoints");
-    model::save_checkpoint(model_dir + "/checkpoints/last.pt", ck);
+    test::make_random_model_dir(*dir_, dir_->path("model"));
   }
   static void TearDownTestSuite() { delete dir_; }
   static std::string model_arg() { return "--threads 1 --model " + test::shell_quote(dir_->path("model")); }

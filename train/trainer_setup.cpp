@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "data/language_pair.h"
 #include "model/state_dict.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
@@ -142,6 +143,10 @@ void Trainer::prepare_output() {
   log_->info("vocabulary {}{} pieces | {} training pairs, {} batches per epoch | {} validation batches",
              vocabs_.joint ? "joint " : "", config_.model.dec_voc_size, data_.train->size(),
              iterator_->batches_in_epoch(), valid_batches_.size());
+  // The directory records its language pair, which the server answers for.
+  const data::LanguagePair pair = data::language_pair(config_.data);
+  config_.data.src_lang = pair.source;
+  config_.data.tgt_lang = pair.target;
   write_file_atomically(paths_.config, config_to_json(config_).dump(2) + "\n");
 }
 

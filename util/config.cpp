@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/language_code.h"
 
 namespace nmt {
 namespace {
@@ -24,6 +25,10 @@ void DataConfig::validate() const {
   require(valid_src.empty() == valid_tgt.empty(),
           "data.valid_src and data.valid_tgt must be set together.");
   require(max_len > 0, "data.max_len must be positive (got " + std::to_string(max_len) + ").");
+  for (const auto& [key, code] : {std::pair{"data.src_lang", &src_lang}, std::pair{"data.tgt_lang", &tgt_lang}}) {
+    require(code->empty() || is_language_code(*code),
+            std::string(key) + " must be a language code such as \"de\" or \"pt-BR\" (got \"" + *code + "\").");
+  }
 }
 
 void VocabConfig::validate() const {

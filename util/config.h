@@ -15,6 +15,9 @@ namespace nmt {
 struct DataConfig {
   std::string train_src, train_tgt;  // plain or .gz, one sentence a line
   std::string valid_src, valid_tgt;  // optional
+  // Language codes of the pair (e.g. "de", "en"), which the server answers
+  // for; empty: taken from the training files' names (train.de.gz -> de).
+  std::string src_lang, tgt_lang;
   int64_t max_len = 128;             // subword tokens per side, before sos/eos
   double max_len_ratio = 3.0;        // longer/shorter side, in tokens; <= 0 disables
   void validate() const;

@@ -106,6 +106,8 @@ Config config_from_json(const json& j, const std::string& origin) {
   d.get("train_tgt", c.data.train_tgt);
   d.get("valid_src", c.data.valid_src);
   d.get("valid_tgt", c.data.valid_tgt);
+  d.get("src_lang", c.data.src_lang);
+  d.get("tgt_lang", c.data.tgt_lang);
   d.get("max_len", c.data.max_len);
   d.get("max_len_ratio", c.data.max_len_ratio);
   d.reject_unknown();
@@ -199,6 +201,7 @@ json config_to_json(const Config& c) {
   json j;
   j["data"] = {{"train_src", c.data.train_src},     {"train_tgt", c.data.train_tgt},
                {"valid_src", c.data.valid_src},     {"valid_tgt", c.data.valid_tgt},
+               {"src_lang", c.data.src_lang},       {"tgt_lang", c.data.tgt_lang},
                {"max_len", c.data.max_len},         {"max_len_ratio", c.data.max_len_ratio}};
   j["vocab"] = {{"model", c.vocab.model},
                 {"size", c.vocab.size},

@@ -17,6 +17,7 @@
 
 #include "app/cli/translator_output.h"
 #include "app/cli/translator_score.h"
+#include "app/cli/translator_serve.h"
 #include "model/attention_svg.h"
 #include "model/model_dir.h"
 #include "model/state_dict.h"
@@ -39,6 +40,7 @@ struct Args {
   model::TranslatorOptions options;
   std::vector<std::string> text;
   bool beam_given = false;
+  ServeArgs serve;
 };
 
 void add_options(CLI::App& app, Args& a) {
@@ -72,6 +74,7 @@ void add_options(CLI::App& app, Args& a) {
       ->capture_default_str();
   app.add_option("--threads", a.threads, "CPU threads (0: one per core)")->capture_default_str();
   app.add_option("text", a.text, "Sentences to translate, one per argument");
+  add_serve_options(app, a.serve);
 }
 
 void check_args(Args& a) {
@@ -84,6 +87,15 @@ void check_args(Args& a) {
   }
   if (a.model_dir.empty()) throw UsageError("--model DIR is required (or --score REF --hypotheses HYP to score a file).");
   if (!a.input.empty() && !a.text.empty()) throw UsageError("Give either --input FILE or TEXT arguments, not both.");
+  if (a.serve.serve && (!a.input.empty() || !a.text.empty() || !a.output.empty() || !a.score_ref.empty() ||
+                        !a.export_path.empty() || !a.svg_path.empty())) {
+    throw UsageError("--serve translates requests; it takes no TEXT, --input, --output, --score, "
+                     "--export-state-dict or --attention-svg.");
+  }
+  if (a.serve.serve) {
+    a.serve.server.batching.batch_sentences = a.options.batch_size;  // --batch-size: sentences per batch, as offline
+    a.serve.server.validate();
+  }
   if (a.threads < 0) throw UsageError("--threads must not be negative (got " + std::to_string(a.threads) + ").");
   // A wider n-best asks for a wider beam unless the beam was set explicitly.
   if (!a.beam_given && a.options.search.nbest > a.options.search.beam) a.options.search.beam = a.options.search.nbest;
@@ -213,6 +225,7 @@ int run_translation(Args& a) {
   const auto device = resolve_device(a.device);
   a.options.precision = choose_precision(a.precision, device).precision;
   configure_cpu_threads(a.threads, a.options.precision);
+  if (a.serve.serve) return run_server(a.serve, a.model_dir, a.checkpoint, device, a.options);
   auto loaded = model::load_model_dir(a.model_dir, a.checkpoint, device);
   if (!loaded.why.empty()) {
     std::cerr << "translator: using " << loaded.checkpoint_path << " (step " << loaded.step << "; " << loaded.why

@@ -1,0 +1,88 @@
+// Batching across requests. HTTP threads encode their lines and wait; one
+// worker thread gathers the sentences of all pending requests, oldest first,
+// up to a batch budget (sentences and source tokens) or until the oldest has
+// waited a few milliseconds, translates them together and hands each request
+// its results. A request larger than a batch is spread over several.
+// Translation does not depend on what shares a batch (padding is masked), so
+// batching never changes a result.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "model/translation.h"
+#include "serve/server_metrics.h"
+
+namespace nmt::serve {
+
+struct BatcherOptions {
+  int64_t batch_sentences = 64;    // sentences decoded together at most
+  int64_t batch_tokens = 4096;     // source tokens decoded together at most (one longer sentence still goes)
+  double max_wait_ms = 5;          // how long the oldest waiting sentence waits for company
+  int64_t queue_sentences = 4096;  // sentences waiting at most; a request that does not fit is refused
+  void validate() const;           // UsageError naming the option
+};
+
+// Thrown by Batcher::translate when the queue cannot take the request (429).
+class QueueFull : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown by Batcher::translate after stop() (503).
+class ShuttingDown : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Batcher {
+ public:
+  // `translator` and `metrics` must outlive the batcher; the worker starts here.
+  Batcher(model::Translator& translator, BatcherOptions options, ServerMetrics& metrics);
+  ~Batcher();
+  Batcher(const Batcher&) = delete;
+  Batcher& operator=(const Batcher&) = delete;
+
+  // Translates `lines` in order, blocking the caller. Empty and invalid lines
+  // are answered without the model. Throws QueueFull when the queue cannot
+  // take all of them, and rethrows what translating threw.
+  std::vector<model::SentenceTranslation> translate(const std::vector<std::string>& lines);
+
+  // Translates what is queued, then ends the worker; later calls throw.
+  void stop();
+
+ private:
+  struct Request;
+  struct Item {
+    std::shared_ptr<Request> request;
+    size_t index;    // into the request's results
+    int64_t tokens;  // source tokens
+    std::chrono::steady_clock::time_point arrived;
+  };
+
+  void run();
+  std::vector<Item> next_batch();
+  bool budget_full() const;  // with mutex_ held
+  void translate_batch(std::vector<Item>& batch);
+  static void finish_item(Request& request, std::exception_ptr error);
+
+  model::Translator& translator_;
+  BatcherOptions options_;
+  ServerMetrics& metrics_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Item> queue_;
+  int64_t queued_tokens_ = 0;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace nmt::serve

@@ -1,0 +1,22 @@
+// OpenNMT-py's REST shape: POST /translator/translate with
+// [{"src": "...", "id": N}, ...], answered with one list per n-best rank, each
+// holding {"src", "tgt", "n_best", "pred_score"} per input in order.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "serve/text_translation.h"
+
+namespace nmt::serve {
+
+// The "src" texts; HttpError 400 when the body is not an array of objects
+// with a string "src" (and, if present, an integer "id").
+std::vector<std::string> parse_opennmt(const nlohmann::json& body);
+
+// `nbest` lists of len(texts) entries; a rank a sentence lacks repeats its last.
+nlohmann::json opennmt_response(const std::vector<std::string>& texts, const std::vector<TextTranslation>& translations,
+                                int64_t nbest);
+
+}  // namespace nmt::serve

@@ -1,0 +1,88 @@
+#include "serve/server_metrics.h"
+
+#include <spdlog/fmt/fmt.h>
+
+namespace nmt::serve {
+namespace {
+
+std::string number(double v) { return fmt::format("{}", v); }
+
+void header(std::string& out, const char* name, const char* type, const char* help) {
+  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+}  // namespace
+
+Histogram::Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
+
+void Histogram::observe(double value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t i = 0;
+  while (i < bounds_.size() && value > bounds_[i]) ++i;
+  ++counts_[i];
+  sum_ += value;
+  ++count_;
+}
+
+std::string Histogram::text(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string out;
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < bounds_.size(); ++i) {
+    cumulative += counts_[i];
+    out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, number(bounds_[i]), cumulative);
+  }
+  out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n", name, count_);
+  out += fmt::format("{}_sum {}\n{}_count {}\n", name, number(sum_), name, count_);
+  return out;
+}
+
+ServerMetrics::ServerMetrics()
+    : latency_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
+      batch_sentences_({1, 2, 4, 8, 16, 32, 64, 128, 256}) {}
+
+void ServerMetrics::count_request(const std::string& route, int status, double seconds) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++requests_[{route, status}];
+  }
+  latency_.observe(seconds);
+}
+
+void ServerMetrics::count_batch(int64_t sentences, int64_t source_tokens, int64_t target_tokens) {
+  sentences_ += static_cast<uint64_t>(sentences);
+  source_tokens_ += static_cast<uint64_t>(source_tokens);
+  target_tokens_ += static_cast<uint64_t>(target_tokens);
+  ++batches_;
+  batch_sentences_.observe(static_cast<double>(sentences));
+}
+
+std::string ServerMetrics::prometheus_text() const {
+  std::string out;
+  header(out, "nmt_requests_total", "counter", "HTTP requests answered, by route and status code.");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [key, count] : requests_) {
+      out += fmt::format("nmt_requests_total{{route=\"{}\",code=\"{}\"}} {}\n", key.first, key.second, count);
+    }
+  }
+  header(out, "nmt_sentences_total", "counter", "Sentences translated by the model (empty lines not counted).");
+  out += fmt::format("nmt_sentences_total {}\n", sentences_.load());
+  header(out, "nmt_source_tokens_total", "counter", "Source subword tokens translated.");
+  out += fmt::format("nmt_source_tokens_total {}\n", source_tokens_.load());
+  header(out, "nmt_target_tokens_total", "counter", "Target subword tokens produced (best hypotheses, eos included).");
+  out += fmt::format("nmt_target_tokens_total {}\n", target_tokens_.load());
+  header(out, "nmt_batches_total", "counter", "Batches decoded.");
+  out += fmt::format("nmt_batches_total {}\n", batches_.load());
+  header(out, "nmt_queue_sentences", "gauge", "Sentences waiting for a batch.");
+  out += fmt::format("nmt_queue_sentences {}\n", queue_sentences_.load());
+  header(out, "nmt_ready", "gauge", "1 once the model is loaded and requests are served.");
+  out += fmt::format("nmt_ready {}\n", ready_.load() ? 1 : 0);
+  header(out, "nmt_batch_sentences", "histogram", "Sentences per decoded batch.");
+  out += batch_sentences_.text("nmt_batch_sentences");
+  header(out, "nmt_request_duration_seconds", "histogram", "Time from a request's arrival to its answer.");
+  out += latency_.text("nmt_request_duration_seconds");
+  return out;
+}
+
+}  // namespace nmt::serve

@@ -1,0 +1,51 @@
+// What the server counts, exposed as Prometheus text on GET /metrics:
+// requests by route and status, sentences and tokens translated, the queue,
+// batch sizes and request latency as histograms.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nmt::serve {
+
+// A Prometheus histogram with fixed upper bounds (cumulative on output).
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> bounds);
+  void observe(double value);
+  // `name`_bucket{le=...}, `name`_sum and `name`_count lines.
+  std::string text(const std::string& name) const;
+
+ private:
+  std::vector<double> bounds_;
+  mutable std::mutex mutex_;
+  std::vector<uint64_t> counts_;  // per bound, plus one for +Inf
+  double sum_ = 0;
+  uint64_t count_ = 0;
+};
+
+class ServerMetrics {
+ public:
+  ServerMetrics();
+  void count_request(const std::string& route, int status, double seconds);
+  void count_batch(int64_t sentences, int64_t source_tokens, int64_t target_tokens);
+  void set_queue(int64_t sentences) { queue_sentences_ = sentences; }
+  void set_ready(bool ready) { ready_ = ready; }
+  std::string prometheus_text() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, int>, uint64_t> requests_;  // (route, status) -> count
+  std::atomic<uint64_t> sentences_{0}, source_tokens_{0}, target_tokens_{0}, batches_{0};
+  std::atomic<int64_t> queue_sentences_{0};
+  std::atomic<bool> ready_{false};
+  Histogram latency_, batch_sentences_;
+};
+
+}  // namespace nmt::serve

@@ -1,0 +1,25 @@
+// How `translator --serve` listens, what it accepts, and how it batches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "serve/batcher.h"
+#include "serve/text_translation.h"
+
+namespace nmt::serve {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;          // 0: any free port (tests)
+  std::string api_key;      // empty: no key needed
+  std::string cors_origin;  // empty: no CORS headers
+  int64_t max_body_bytes = 1 << 20;
+  RequestLimits limits;
+  int http_threads = 128;    // connections served at once (each keep-alive connection holds one)
+  int timeout_seconds = 30;  // reading a request, writing an answer
+  BatcherOptions batching;
+  void validate() const;  // UsageError naming the option
+};
+
+}  // namespace nmt::serve

@@ -1,0 +1,31 @@
+// Texts as the APIs carry them (a text may hold several lines) translated
+// line by line through the batcher and put back together: line k of a text's
+// n-th hypothesis is the n-th hypothesis of its line k.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "serve/batcher.h"
+
+namespace nmt::serve {
+
+struct TextTranslation {
+  std::vector<std::string> hypotheses;  // best first; at least one (empty text: "")
+  std::vector<double> scores;           // per hypothesis: the sum of its lines' scores
+};
+
+struct RequestLimits {
+  int64_t max_chars = 100000;    // Unicode characters in all texts of a request
+  int64_t max_sentences = 1000;  // lines in all texts of a request
+  // HttpError 400 naming the limit when `texts` exceed one; also for invalid UTF-8.
+  void check(const std::vector<std::string>& texts) const;
+};
+
+// The lines of a text: split at '\n', a trailing '\r' dropped from each.
+std::vector<std::string> split_lines(const std::string& text);
+
+std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts);
+
+}  // namespace nmt::serve

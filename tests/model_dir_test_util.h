@@ -1,0 +1,44 @@
+// A model directory as the trainer leaves it (config.json, vocab/,
+// checkpoints/last.pt), with random weights: real vocabulary and decoding,
+// made in a second.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <string>
+
+#include "data_test_util.h"
+#include "model/checkpoint.h"
+#include "model/state_dict.h"
+#include "model/transformer.h"
+#include "util/config.h"
+#include "vocab/vocabularies.h"
+
+namespace nmt::test {
+
+// Trained on a toy de->en corpus in `dir` (train.de, train.en); the model
+// directory is `model_dir`.
+inline void make_random_model_dir(const TempDir& dir, const std::string& model_dir) {
+  Config c = toy_corpus_config(dir, 300);
+  c.model.d_model = 32;
+  c.model.n_head = 4;
+  c.model.ffn_hidden = 48;
+  c.model.n_layers = 2;
+  c.model.max_len = 40;
+  c.model.drop_prob = 0.0;
+  const auto vocabs = vocab::prepare_vocabularies(c, model_dir);
+  c.model.enc_voc_size = c.model.dec_voc_size = vocabs.src->size();
+  write_file(model_dir + "/config.json", config_to_json(c).dump(2));
+  torch::manual_seed(7);
+  model::Transformer m(c.model);
+  model::init_weights_like_reference(*m);
+  model::Checkpoint ck;
+  ck.config = config_to_json(c);
+  ck.weights = model::state_dict_of(*m);
+  ck.state = {{"step", 1}, {"epoch", 0}};
+  std::filesystem::create_directories(model_dir + "/checkpoints");
+  model::save_checkpoint(model_dir + "/checkpoints/last.pt", ck);
+}
+
+}  // namespace nmt::test

@@ -1,0 +1,83 @@
+// The batcher alone: concurrent callers get exactly what translating their
+// lines alone gives, a request the queue cannot take is refused at once, and
+// nothing is taken after stop().
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "model/model_dir.h"
+#include "serve/batcher.h"
+#include "tests/model_dir_test_util.h"
+#include "util/error.h"
+
+namespace nmt::serve {
+namespace {
+
+class BatcherTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    test::make_random_model_dir(*dir_, dir_->path("model"));
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  void SetUp() override {
+    loaded_ = model::load_model_dir(dir_->path("model"), "", torch::kCPU);
+    translator_.emplace(loaded_.model, loaded_.vocabs, model::TranslatorOptions{});
+  }
+  static test::TempDir* dir_;
+  model::LoadedModel loaded_;
+  std::optional<model::Translator> translator_;
+  ServerMetrics metrics_;
+};
+test::TempDir* BatcherTest::dir_ = nullptr;
+
+TEST_F(BatcherTest, ConcurrentCallersGetWhatTheirLinesAloneGive) {
+  std::vector<std::vector<std::string>> requests;
+  for (int i = 0; i < 8; ++i) {
+    requests.push_back({"Ein Mann sieht " + std::to_string(i) + " Hunde.", "", "Eine Frau " + std::to_string(i) + "."});
+  }
+  std::vector<std::vector<std::string>> expected;
+  for (const auto& r : requests) {
+    std::vector<std::string> texts;
+    for (const auto& t : translator_->translate(r)) texts.push_back(t.texts.empty() ? "" : t.texts.front());
+    expected.push_back(texts);
+  }
+  BatcherOptions options;
+  options.batch_sentences = 5;  // requests are spread over batches and batches mix requests
+  options.max_wait_ms = 50;
+  Batcher batcher(*translator_, options, metrics_);
+  std::vector<std::vector<std::string>> got(requests.size());
+  std::vector<std::thread> callers;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    callers.emplace_back([&, i] {
+      for (const auto& t : batcher.translate(requests[i])) got[i].push_back(t.texts.empty() ? "" : t.texts.front());
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(got, expected);
+  EXPECT_NE(metrics_.prometheus_text().find("nmt_sentences_total 16\n"), std::string::npos);
+}
+
+TEST_F(BatcherTest, ARequestTheQueueCannotTakeIsRefusedAtOnce) {
+  BatcherOptions options;
+  options.batch_sentences = 2;
+  options.queue_sentences = 2;
+  Batcher batcher(*translator_, options, metrics_);
+  EXPECT_THROW(batcher.translate({"Ein Hund.", "Eine Katze.", "Ein Haus."}), QueueFull);
+  EXPECT_EQ(batcher.translate({"Ein Hund.", ""}).size(), 2u);  // the batcher goes on
+  batcher.stop();
+  EXPECT_THROW(batcher.translate({"Ein Hund."}), ShuttingDown);
+  EXPECT_EQ(batcher.translate({""}).size(), 1u);  // empty lines need no model, even now
+}
+
+TEST_F(BatcherTest, OptionsAreChecked) {
+  BatcherOptions options;
+  options.queue_sentences = 10;
+  options.batch_sentences = 20;
+  EXPECT_THROW(options.validate(), UsageError);
+  options.batch_sentences = 0;
+  EXPECT_THROW(options.validate(), UsageError);
+}
+
+}  // namespace
+}  // namespace nmt::serve

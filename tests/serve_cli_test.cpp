@@ -1,0 +1,215 @@
+// translator --serve as users start it: it answers /health while loading and
+// /ready once serving; SIGTERM with requests in flight answers them all and
+// exits 0; a port in use and a model without a language pair are one clear
+// error each.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "tests/serve_test_util.h"
+
+extern char** environ;
+
+namespace nmt {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A port nothing listens on right now.
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// A translator process with stdout and stderr in `log`.
+class ServerProcess {
+ public:
+  ServerProcess(const std::vector<std::string>& args, const std::string& log) {
+    std::vector<std::string> argv = {test::binary_dir() + "/translator"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargs;
+    for (auto& a : argv) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    if (posix_spawn(&pid_, cargs[0], &actions, nullptr, cargs.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~ServerProcess() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  void signal(int sig) {
+    if (pid_ > 0) ::kill(pid_, sig);  // never kill(-1, ...)
+  }
+  // The exit code, or -1 if it has not exited within `seconds`.
+  int wait_exit(double seconds) {
+    if (pid_ <= 0) return -1;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  bool exited_ = false;
+};
+
+bool wait_until_ready(int port, double seconds) {
+  httplib::Client c("127.0.0.1", port);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    const auto r = c.Get("/ready");
+    if (r && r->status == 200) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+class ServeCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    test::make_random_model_dir(*dir_, dir_->path("model"));
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  void SetUp() override {
+    if (!fs::exists(test::binary_dir() + "/translator")) GTEST_SKIP() << "translator executable not built";
+  }
+  static test::TempDir* dir_;
+};
+test::TempDir* ServeCli::dir_ = nullptr;
+
+TEST_F(ServeCli, SigtermAnswersTheRequestsInFlightThenExitsZero) {
+  const int port = free_port();
+  ServerProcess server({"--model", dir_->path("model"), "--serve", "--port", std::to_string(port), "--threads", "1",
+                        "--beam", "4", "--batch-size", "8"},
+                       dir_->path("serve.log"));
+  ASSERT_TRUE(wait_until_ready(port, 60)) << test::read_text(dir_->path("serve.log"));
+  // Requests big enough to be still decoding when the signal comes.
+  std::vector<std::string> lines;
+  for (int i = 0; i < 60; ++i) lines.push_back("Ein Mann sieht " + std::to_string(i) + " Hunde im Park.");
+  std::vector<std::future<int>> answers;
+  for (int i = 0; i < 4; ++i) {
+    answers.push_back(std::async(std::launch::async, [&] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_read_timeout(120, 0);
+      const auto r =
+          c.Post("/translate", json{{"q", lines}, {"source", "de"}, {"target", "en"}}.dump(), "application/json");
+      if (!r || r->status != 200) return r ? r->status : -1;
+      return static_cast<int>(json::parse(r->body).at("translatedText").size());
+    }));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  server.signal(SIGTERM);
+  for (auto& a : answers) EXPECT_EQ(a.get(), 60) << test::read_text(dir_->path("serve.log"));
+  EXPECT_EQ(server.wait_exit(60), 0) << test::read_text(dir_->path("serve.log"));
+  const std::string log = test::read_text(dir_->path("serve.log"));
+  EXPECT_NE(log.find("finishing the requests in flight"), std::string::npos) << log;
+  // No longer listening.
+  httplib::Client after("127.0.0.1", port);
+  EXPECT_FALSE(after.Get("/health"));
+}
+
+TEST_F(ServeCli, APortInUseIsOneClearError) {
+  const int port = free_port();
+  ServerProcess first({"--model", dir_->path("model"), "--serve", "--port", std::to_string(port), "--threads", "1"},
+                      dir_->path("first.log"));
+  ASSERT_TRUE(wait_until_ready(port, 60)) << test::read_text(dir_->path("first.log"));
+  const auto second =
+      test::run_command(test::shell_quote(test::binary_dir() + "/translator") + " --model " +
+                        test::shell_quote(dir_->path("model")) + " --serve --port " + std::to_string(port));
+  EXPECT_EQ(second.code, 1) << second.output;
+  EXPECT_NE(second.output.find("Cannot listen on 127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << second.output;
+  first.signal(SIGTERM);
+  EXPECT_EQ(first.wait_exit(60), 0);
+}
+
+TEST_F(ServeCli, AModelWithoutALanguagePairIsADataError) {
+  const std::string model = dir_->path("nolang");
+  fs::copy(dir_->path("model"), model, fs::copy_options::recursive);
+  json config = json::parse(test::read_text(model + "/config.json"));
+  config["data"]["train_src"] = "source.txt";
+  config["data"]["train_tgt"] = "target.txt";
+  test::write_file(model + "/config.json", config.dump(2));
+  const auto r = test::run_command(test::shell_quote(test::binary_dir() + "/translator") + " --model " +
+                                   test::shell_quote(model) + " --serve --port " + std::to_string(free_port()));
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("data.src_lang"), std::string::npos) << r.output;
+  // Declaring the pair fixes it.
+  config["data"]["src_lang"] = "de";
+  config["data"]["tgt_lang"] = "en";
+  test::write_file(model + "/config.json", config.dump(2));
+  const int port = free_port();
+  ServerProcess server({"--model", model, "--serve", "--port", std::to_string(port), "--threads", "1"},
+                       dir_->path("nolang.log"));
+  ASSERT_TRUE(wait_until_ready(port, 60)) << test::read_text(dir_->path("nolang.log"));
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(60), 0);
+}
+
+TEST_F(ServeCli, ATrainedDirectoryRecordsItsPairAndServesIt) {
+  test::TempDir work;
+  test::write_json(work.path("c.json"), test::tiny_training_config(work.root()));  // train.en -> train.de
+  const auto trained = test::run_command(test::shell_quote(test::trainer_binary()) + " --config " +
+                                         test::shell_quote(work.path("c.json")) + " --out " +
+                                         test::shell_quote(work.path("run")));
+  ASSERT_EQ(trained.code, 0) << trained.output;
+  const json config = json::parse(test::read_text(work.path("run/config.json")));
+  EXPECT_EQ(config["data"]["src_lang"], "en");
+  EXPECT_EQ(config["data"]["tgt_lang"], "de");
+  const int port = free_port();
+  ServerProcess server({"--model", work.path("run"), "--serve", "--port", std::to_string(port), "--threads", "1"},
+                       work.path("serve.log"));
+  ASSERT_TRUE(wait_until_ready(port, 60)) << test::read_text(work.path("serve.log"));
+  httplib::Client c("127.0.0.1", port);
+  const auto languages = c.Get("/languages");
+  ASSERT_TRUE(languages);
+  EXPECT_EQ(json::parse(languages->body)[0].at("code"), "en");
+  const auto r = c.Post("/translate", R"({"q": "the cat sees a dog", "source": "en", "target": "de"})",
+                        "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(60), 0);
+}
+
+TEST_F(ServeCli, ServeTakesNoInputOfItsOwn) {
+  const auto r = test::run_command(test::shell_quote(test::binary_dir() + "/translator") + " --model " +
+                                   test::shell_quote(dir_->path("model")) + " --serve 'Ein Hund.'");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--serve"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace nmt

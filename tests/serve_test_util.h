@@ -1,0 +1,73 @@
+// Shared by the server tests: a served random-weights model and the
+// command-line translator's output for the same lines, to compare with.
+#pragma once
+
+#include <httplib.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model_dir.h"
+#include "serve/http_server.h"
+#include "tests/model_dir_test_util.h"
+#include "tests/train_test_util.h"
+
+namespace nmt::test {
+
+// The translator executable's stdout lines for `lines` (fp32, one thread).
+inline std::vector<std::string> cli_translations(const std::string& model_dir, const std::vector<std::string>& lines,
+                                                 const std::string& options = "") {
+  std::string args;
+  for (const auto& line : lines) args += " " + shell_quote(line);
+  // The braces make the inner 2>/dev/null win over run_command's 2>&1:
+  // stdout alone, without the translator's "using ..." line on stderr.
+  const auto r = run_command("{ " + shell_quote(binary_dir() + "/translator") +
+                             " --device cpu --threads 1 --precision fp32 --model " + shell_quote(model_dir) + " " +
+                             options + args + " 2>/dev/null; }");
+  std::vector<std::string> out;
+  std::istringstream in(r.output);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+// A TranslationServer on a free loopback port with the model of `model_dir`.
+class ServedModel {
+ public:
+  ServedModel(const std::string& model_dir, serve::ServerOptions options, model::TranslatorOptions decoding,
+              bool load = true)
+      : model_dir_(model_dir), decoding_(decoding) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    options.batching.batch_sentences = decoding.batch_size;
+    server_ = std::make_unique<serve::TranslationServer>(options);
+    port_ = server_->bind();
+    server_->start();
+    if (load) load_model();
+  }
+  ~ServedModel() { server_->stop(); }
+  void load_model() {
+    loaded_ = model::load_model_dir(model_dir_, "", torch::kCPU);
+    translator_.emplace(loaded_->model, loaded_->vocabs, decoding_);
+    server_->serve_model(*translator_, data::language_pair(loaded_->config.data), "test model");
+  }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(60, 0);
+    return c;
+  }
+  serve::TranslationServer& server() { return *server_; }
+
+ private:
+  std::string model_dir_;
+  model::TranslatorOptions decoding_;
+  std::optional<model::LoadedModel> loaded_;
+  std::optional<model::Translator> translator_;  // before server_: destroyed after it
+  std::unique_ptr<serve::TranslationServer> server_;
+  int port_ = 0;
+};
+
+}  // namespace nmt::test
