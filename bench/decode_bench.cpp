@@ -17,6 +17,7 @@
 #include <torch/torch.h>
 
 #include "app/cli/run_main.h"
+#include "bench/bench_input.h"
 #include "data/line_reader.h"
 #include "model/model_dir.h"
 #include "model/translation.h"
@@ -34,17 +35,6 @@ struct Measurement {
   int64_t sentences = 0, target_tokens = 0;
   std::vector<std::vector<int64_t>> outputs;  // best hypothesis per line
 };
-
-std::vector<std::string> read_lines(const std::string& path, int64_t limit) {
-  nmt::data::LineReader reader(path);
-  std::vector<std::string> lines;
-  std::string_view line;
-  while (static_cast<int64_t>(lines.size()) < limit && reader.next(line)) {
-    if (!line.empty()) lines.emplace_back(line);
-  }
-  if (lines.empty()) throw nmt::DataError("No sentences in " + path + ".");
-  return lines;
-}
 
 void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize();
@@ -113,7 +103,7 @@ int bench_main(int argc, char** argv) {
   const torch::Device device = pick_device(device_name);
   const int used = nmt::configure_cpu_threads(threads, nmt::Precision::kFp32, blas_threads).cores;
   const auto loaded = nmt::model::load_model_dir(model_dir, checkpoint, device);
-  const auto lines = read_lines(src, limit);
+  const auto lines = nmt::bench::read_sentences(src, limit);
   std::printf("model %s (%s), %zu sentences from %s, %d threads (OpenBLAS %d), device %s\n\n", model_dir.c_str(),
               loaded.checkpoint_path.c_str(), lines.size(), src.c_str(), used, nmt::blas_threads(),
               device.str().c_str());

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "app/cli/run_main.h"
+#include "bench/bench_input.h"
 #include "data/line_reader.h"
 #include "util/error.h"
 
@@ -57,17 +58,6 @@ double rss_mib(int pid) {
     std::getline(in, key);
   }
   return 0;
-}
-
-std::vector<std::string> read_sentences(const std::string& path) {
-  nmt::data::LineReader reader(path);
-  std::vector<std::string> lines;
-  std::string_view line;
-  while (reader.next(line)) {
-    if (!line.empty()) lines.emplace_back(line);
-  }
-  if (lines.empty()) throw nmt::DataError("No sentences in " + path + ".");
-  return lines;
 }
 
 // One client: requests back to back until `end`; counts only after `timed_from`.
@@ -151,7 +141,7 @@ int bench_main(int argc, char** argv) {
   app.add_option("--source", a.source)->capture_default_str();
   app.add_option("--target", a.target)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  const auto lines = read_sentences(a.input);
+  const auto lines = nmt::bench::read_sentences(a.input);
   std::printf("%zu sentences from %s, %d per request, %.0f s timed after %.0f s warm-up per level\n\n", lines.size(),
               a.input.c_str(), a.sentences_per_request, a.seconds, a.warmup_seconds);
   std::printf("| connections | requests/s | sentences/s | p50 ms | p99 ms | failed |%s\n",

@@ -27,6 +27,12 @@ std::string hex_byte(unsigned char c) {
 
 }  // namespace
 
+size_t count_code_points(std::string_view text) {
+  size_t n = 0;
+  for (char c : text) n += !is_continuation(static_cast<unsigned char>(c));
+  return n;
+}
+
 size_t find_invalid_utf8(std::string_view text) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();

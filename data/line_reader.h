@@ -51,4 +51,7 @@ class LineReader {
 // text.size() when all of it is valid.
 size_t find_invalid_utf8(std::string_view text);
 
+// Characters of UTF-8 text: every byte but continuation bytes starts one.
+size_t count_code_points(std::string_view text);
+
 }  // namespace nmt::data

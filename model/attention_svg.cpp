@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "data/line_reader.h"
+
 namespace nmt::model {
 namespace {
 
@@ -28,14 +30,9 @@ std::string escape(const std::string& s) {
   return out;
 }
 
-// Characters, not bytes: UTF-8 continuation bytes do not count.
-size_t display_length(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
 size_t longest(const std::vector<std::string>& labels) {
   size_t n = 0;
-  for (const auto& l : labels) n = std::max(n, display_length(l));
+  for (const auto& l : labels) n = std::max(n, data::count_code_points(l));  // characters, not bytes
   return n;
 }
 

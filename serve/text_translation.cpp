@@ -6,16 +6,6 @@
 #include "serve/http_error.h"
 
 namespace nmt::serve {
-namespace {
-
-int64_t count_code_points(const std::string& text) {
-  int64_t n = 0;
-  for (unsigned char c : text) n += (c & 0xC0) != 0x80;  // every byte but continuation bytes starts one
-  return n;
-}
-
-}  // namespace
-
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0;
@@ -35,7 +25,7 @@ void RequestLimits::check(const std::vector<std::string>& texts) const {
     if (data::find_invalid_utf8(texts[i]) != texts[i].size()) {
       throw HttpError(400, "Text " + std::to_string(i) + " of the request is not valid UTF-8.");
     }
-    chars += count_code_points(texts[i]);
+    chars += static_cast<int64_t>(data::count_code_points(texts[i]));
     lines += 1 + static_cast<int64_t>(std::count(texts[i].begin(), texts[i].end(), '\n'));
   }
   if (chars > max_chars) {

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "data_test_util.h"
 #include "model/checkpoint.h"
 #include "model/state_dict.h"
@@ -40,5 +42,20 @@ inline void make_random_model_dir(const TempDir& dir, const std::string& model_d
   std::filesystem::create_directories(model_dir + "/checkpoints");
   model::save_checkpoint(model_dir + "/checkpoints/last.pt", ck);
 }
+
+// A test suite sharing one random model directory, made once per suite.
+class RandomModelDirTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    make_random_model_dir(*dir_, model_dir());
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static std::string model_dir() { return dir_->path("model"); }
+  static inline TempDir* dir_ = nullptr;
+};
 
 }  // namespace nmt::test

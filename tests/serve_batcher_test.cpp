@@ -13,23 +13,16 @@
 namespace nmt::serve {
 namespace {
 
-class BatcherTest : public ::testing::Test {
+class BatcherTest : public test::RandomModelDirTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
-    test::make_random_model_dir(*dir_, dir_->path("model"));
-  }
-  static void TearDownTestSuite() { delete dir_; }
   void SetUp() override {
-    loaded_ = model::load_model_dir(dir_->path("model"), "", torch::kCPU);
+    loaded_ = model::load_model_dir(model_dir(), "", torch::kCPU);
     translator_.emplace(loaded_.model, loaded_.vocabs, model::TranslatorOptions{});
   }
-  static test::TempDir* dir_;
   model::LoadedModel loaded_;
   std::optional<model::Translator> translator_;
   ServerMetrics metrics_;
 };
-test::TempDir* BatcherTest::dir_ = nullptr;
 
 TEST_F(BatcherTest, ConcurrentCallersGetWhatTheirLinesAloneGive) {
   std::vector<std::vector<std::string>> requests;

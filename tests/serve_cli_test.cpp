@@ -95,19 +95,12 @@ bool wait_until_ready(int port, double seconds) {
   return false;
 }
 
-class ServeCli : public ::testing::Test {
+class ServeCli : public test::RandomModelDirTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
-    test::make_random_model_dir(*dir_, dir_->path("model"));
-  }
-  static void TearDownTestSuite() { delete dir_; }
   void SetUp() override {
     if (!fs::exists(test::binary_dir() + "/translator")) GTEST_SKIP() << "translator executable not built";
   }
-  static test::TempDir* dir_;
 };
-test::TempDir* ServeCli::dir_ = nullptr;
 
 TEST_F(ServeCli, SigtermAnswersTheRequestsInFlightThenExitsZero) {
   const int port = free_port();

@@ -15,21 +15,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class HttpServer : public ::testing::Test {
+class HttpServer : public test::RandomModelDirTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
-    test::make_random_model_dir(*dir_, model_dir());
-  }
-  static void TearDownTestSuite() { delete dir_; }
   void SetUp() override {
     if (!fs::exists(test::binary_dir() + "/translator")) GTEST_SKIP() << "translator executable not built";
   }
-  static std::string model_dir() { return dir_->path("model"); }
   static json body_of(const httplib::Result& r) { return json::parse(r->body); }
-  static test::TempDir* dir_;
 };
-test::TempDir* HttpServer::dir_ = nullptr;
 
 const std::vector<std::string> kLines = {"Ein Mann sieht einen Hund.", "", "Eine Frau liest ein Buch."};
 
