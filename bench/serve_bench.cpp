@@ -98,6 +98,15 @@ double percentile(std::vector<double>& v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
 
+// For long levels: whether memory still grows after warm-up shows minute by minute.
+void print_rss_by_minute(int connections, const std::vector<double>& rss) {
+  std::printf("server RSS at %d connections, the highest of each minute (MiB):", connections);
+  for (size_t begin = 0; begin < rss.size(); begin += 60) {
+    std::printf(" %.0f", *std::max_element(rss.begin() + begin, rss.begin() + std::min(rss.size(), begin + 60)));
+  }
+  std::printf("\n");
+}
+
 void run_level(const Args& a, const std::vector<std::string>& lines, int connections) {
   Totals totals;
   const auto timed_from =
@@ -124,6 +133,7 @@ void run_level(const Args& a, const std::vector<std::string>& lines, int connect
     std::printf(" %.0f | %.0f |", early, late);
   }
   std::printf("\n");
+  if (rss.size() >= 120) print_rss_by_minute(connections, rss);
   std::fflush(stdout);
 }
 

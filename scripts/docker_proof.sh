@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Docker image and proves it works: `translator --help`, a short
-# training on a mounted directory, a resume, and a translation, failing loudly
-# on any step. Uses `docker` where an engine answers; otherwise, as root on
-# Debian, podman + buildah with a debootstrap base image (no registry needed).
+# training on a mounted directory, a resume, a translation, and the server
+# answering both APIs from outside, failing loudly on any step. Uses `docker`
+# where an engine answers; otherwise, as root on Debian, podman + buildah with
+# a debootstrap base image (no registry needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 image=${NMT_IMAGE:-nmt}
@@ -77,6 +78,44 @@ step "translate"
 echo "The man sees the dog." | run translator --model /work/run --beam 2 > "$work/out.txt" || fail "translation"
 [ "$(wc -l < "$work/out.txt")" -eq 1 ] || fail "expected one output line"
 echo "output: $(cat "$work/out.txt")"
+
+step "serve: translator --serve in the image, both APIs from outside, SIGTERM ends it with exit 0"
+port=${NMT_PROOF_PORT:-18089}
+if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+  cid=$(docker run -d -p "$port:$port" -v "$work:/work" "$image" \
+        translator --model /work/run --serve --host 0.0.0.0 --port "$port") || fail "docker run --serve"
+  stop_server() { docker stop -t 30 "$cid" >/dev/null; server_rc=$(docker wait "$cid"); docker rm "$cid" >/dev/null; }
+else
+  c=$(buildah from --pull=never "localhost/$image")
+  buildah run --isolation chroot --network host -v "$work:/work" "$c" -- \
+    translator --model /work/run --serve --host 0.0.0.0 --port "$port" > "$work/serve.log" 2>&1 &
+  server=$!
+  # buildah's own command line holds the translator's, so find the server by
+  # its name and its root, which is the container's and not the host's.
+  stop_server() {
+    local p
+    for p in $(pgrep -x translator); do
+      if [ "$(readlink "/proc/$p/root")" != / ]; then kill -TERM "$p"; fi
+    done
+    server_rc=0
+    wait "$server" || server_rc=$?
+    buildah rm "$c" >/dev/null
+  }
+fi
+for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/ready" >/dev/null 2>&1 && break; sleep 0.2; done
+curl -sf "http://127.0.0.1:$port/ready" || { cat "$work/serve.log" 2>/dev/null; fail "the server did not get ready"; }
+echo
+answer=$(curl -sf "http://127.0.0.1:$port/translate" -H 'Content-Type: application/json' \
+  -d '{"q": ["The man sees the dog.", "A dog."], "source": "en", "target": "de"}') || fail "POST /translate"
+echo "LibreTranslate API: $answer"
+echo "$answer" | grep -q '"translatedText":\[' || fail "no translatedText array in the answer"
+answer=$(curl -sf "http://127.0.0.1:$port/translator/translate" -H 'Content-Type: application/json' \
+  -d '[{"src": "The man sees the dog.", "id": 100}]') || fail "POST /translator/translate"
+echo "OpenNMT-py API: $answer"
+echo "$answer" | grep -q '"pred_score"' || fail "no pred_score in the answer"
+stop_server
+[ "$server_rc" = 0 ] || fail "the server exited with $server_rc after SIGTERM, not 0"
+echo "the server exited 0 after SIGTERM"
 
 echo
 echo "docker_proof: all steps passed (work directory: $work)"

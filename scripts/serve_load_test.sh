@@ -2,8 +2,9 @@
 # The server under load on loopback, beside the command line on the same
 # sentences: starts `translator --serve` on a model directory, runs
 # bench/serve_bench at 1, 8 and 64 connections (the last for LONG_SECONDS),
-# sampling the server's resident memory, then times `translator --input` on
-# the same sentences and prints its sentences/s.
+# sampling the server's resident memory, and one connection sending 64 lines
+# a request; then times `translator --input` on the same sentences and prints
+# its sentences/s.
 #
 #   scripts/serve_load_test.sh MODEL_DIR SENTENCES_FILE [SECONDS] [LONG_SECONDS] [-- TRANSLATOR_OPTIONS...]
 set -euo pipefail
@@ -34,7 +35,11 @@ read -r source target < <(curl -s "http://127.0.0.1:$port/ready" |
 build/serve_bench --port "$port" --input "$plain" --connections 1,8 --seconds "$seconds" \
   --server-pid "$server" --source "$source" --target "$target"
 build/serve_bench --port "$port" --input "$plain" --connections 64 --seconds "$long_seconds" \
-  --server-pid "$server" --source "$source" --target "$target" | tail -n 1
+  --server-pid "$server" --source "$source" --target "$target" | tail -n 2
+echo
+echo "one client sending 64 lines a request (what 64 one-line clients can at best be batched into):"
+build/serve_bench --port "$port" --input "$plain" --connections 1 --sentences-per-request 64 --seconds "$seconds" \
+  --source "$source" --target "$target" | tail -n 1
 echo "server peak RSS (VmHWM): $(awk '/VmHWM/ {print $2 / 1024 " MiB"}' /proc/$server/status)"
 kill -TERM $server
 wait $server && echo "server exited 0 after SIGTERM"

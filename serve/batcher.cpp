@@ -15,15 +15,13 @@ struct Batcher::Request {
 };
 
 void BatcherOptions::validate() const {
-  if (batch_sentences < 1)
-    throw UsageError("--batch-size must be at least 1 (got " + std::to_string(batch_sentences) + ").");
-  if (batch_tokens < 1)
-    throw UsageError("--batch-tokens must be at least 1 (got " + std::to_string(batch_tokens) + ").");
+  if (round_sentences < 1)
+    throw UsageError("--round-sentences must be at least 1 (got " + std::to_string(round_sentences) + ").");
+  if (round_tokens < 1)
+    throw UsageError("--round-tokens must be at least 1 (got " + std::to_string(round_tokens) + ").");
   if (max_wait_ms < 0) throw UsageError("--batch-wait-ms must not be negative.");
-  if (queue_sentences < batch_sentences) {
-    throw UsageError("--queue-sentences (" + std::to_string(queue_sentences) + ") must be at least --batch-size (" +
-                     std::to_string(batch_sentences) + ").");
-  }
+  if (queue_sentences < 1)
+    throw UsageError("--queue-sentences must be at least 1 (got " + std::to_string(queue_sentences) + ").");
 }
 
 Batcher::Batcher(model::Translator& translator, BatcherOptions options, ServerMetrics& metrics)
@@ -85,52 +83,56 @@ std::vector<model::SentenceTranslation> Batcher::translate(const std::vector<std
 }
 
 void Batcher::run() {
+  free_since_ = std::chrono::steady_clock::now();
   for (;;) {
-    std::vector<Item> batch = next_batch();
-    if (batch.empty()) return;  // stopping, and nothing is left
-    translate_batch(batch);
+    std::vector<Item> round = next_round();
+    if (round.empty()) return;  // stopping, and nothing is left
+    translate_round(round);
+    free_since_ = std::chrono::steady_clock::now();
   }
 }
 
 bool Batcher::budget_full() const {
-  return static_cast<int64_t>(queue_.size()) >= options_.batch_sentences || queued_tokens_ >= options_.batch_tokens;
+  return static_cast<int64_t>(queue_.size()) >= options_.round_sentences || queued_tokens_ >= options_.round_tokens;
 }
 
-// Waits for work, then for company until the budget is full or the oldest
-// sentence has waited max_wait_ms; takes the oldest sentences that fit.
-std::vector<Batcher::Item> Batcher::next_batch() {
+// Waits for work, then for company until the budget is full or max_wait_ms
+// have passed since the later of the oldest sentence's arrival and the end of
+// the last round; takes the oldest sentences that fit.
+std::vector<Batcher::Item> Batcher::next_round() {
   std::unique_lock<std::mutex> lock(mutex_);
   wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
   if (queue_.empty()) return {};
-  const auto deadline = queue_.front().arrived + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                     std::chrono::duration<double, std::milli>(options_.max_wait_ms));
-  wake_.wait_until(lock, deadline, [&] { return stopping_ || budget_full(); });
-  std::vector<Item> batch;
+  const auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double, std::milli>(options_.max_wait_ms));
+  wake_.wait_until(lock, std::max(queue_.front().arrived, free_since_) + wait,
+                   [&] { return stopping_ || budget_full(); });
+  std::vector<Item> round;
   int64_t tokens = 0;
-  while (!queue_.empty() && static_cast<int64_t>(batch.size()) < options_.batch_sentences &&
-         (batch.empty() || tokens + queue_.front().tokens <= options_.batch_tokens)) {
+  while (!queue_.empty() && static_cast<int64_t>(round.size()) < options_.round_sentences &&
+         (round.empty() || tokens + queue_.front().tokens <= options_.round_tokens)) {
     tokens += queue_.front().tokens;
-    batch.push_back(std::move(queue_.front()));
+    round.push_back(std::move(queue_.front()));
     queue_.pop_front();
   }
   queued_tokens_ -= tokens;
   metrics_.set_queue(static_cast<int64_t>(queue_.size()));
-  return batch;
+  return round;
 }
 
-void Batcher::translate_batch(std::vector<Item>& batch) {
+void Batcher::translate_round(std::vector<Item>& round) {
   std::vector<std::vector<int64_t>> sources;
-  sources.reserve(batch.size());
+  sources.reserve(round.size());
   int64_t source_tokens = 0, target_tokens = 0;
-  for (const auto& item : batch) {
+  for (const auto& item : round) {
     sources.push_back(item.request->results[item.index].source);
     source_tokens += item.tokens;
   }
   std::exception_ptr error;
   try {
     auto hypotheses = translator_.translate_ids(sources);
-    for (size_t k = 0; k < batch.size(); ++k) {
-      auto& result = batch[k].request->results[batch[k].index];
+    for (size_t k = 0; k < round.size(); ++k) {
+      auto& result = round[k].request->results[round[k].index];
       translator_.attach(result, std::move(hypotheses[k]));
       if (!result.hypotheses.empty())
         target_tokens += static_cast<int64_t>(result.hypotheses.front().tokens.size()) + 1;
@@ -138,8 +140,8 @@ void Batcher::translate_batch(std::vector<Item>& batch) {
   } catch (...) {
     error = std::current_exception();
   }
-  metrics_.count_batch(static_cast<int64_t>(batch.size()), source_tokens, target_tokens);
-  for (auto& item : batch) finish_item(*item.request, error);
+  metrics_.count_round(static_cast<int64_t>(round.size()), source_tokens, target_tokens);
+  for (auto& item : round) finish_item(*item.request, error);
 }
 
 void Batcher::finish_item(Request& request, std::exception_ptr error) {

@@ -1,10 +1,19 @@
 // Batching across requests. HTTP threads encode their lines and wait; one
-// worker thread gathers the sentences of all pending requests, oldest first,
-// up to a batch budget (sentences and source tokens) or until the oldest has
-// waited a few milliseconds, translates them together and hands each request
-// its results. A request larger than a batch is spread over several.
-// Translation does not depend on what shares a batch (padding is masked), so
-// batching never changes a result.
+// worker thread gathers the sentences of all pending requests into a round,
+// oldest first, up to a budget (sentences and source tokens) or until it has
+// waited a few milliseconds for company, translates the round as the command
+// line translates a file (sorted by length into batches of the translator's
+// batch size) and hands each request its results. A request larger than a
+// round is spread over several. Translation does not depend on what shares a
+// batch (padding is masked), so batching never changes a result.
+//
+// Why rounds and not one batch at a time: with many clients each waiting for
+// its answer before it asks again, a worker that takes one batch while the
+// next one queues splits the clients into groups that never meet again, and
+// each batch holds sentences of every length, so it decodes as long as its
+// longest. A round takes everyone who is waiting, and the worker, once free,
+// waits the same few milliseconds for the clients it has just answered, so
+// the length sort has the whole crowd to choose from.
 #pragma once
 
 #include <chrono>
@@ -24,9 +33,9 @@
 namespace nmt::serve {
 
 struct BatcherOptions {
-  int64_t batch_sentences = 64;    // sentences decoded together at most
-  int64_t batch_tokens = 4096;     // source tokens decoded together at most (one longer sentence still goes)
-  double max_wait_ms = 5;          // how long the oldest waiting sentence waits for company
+  int64_t round_sentences = 256;   // sentences gathered into one round at most
+  int64_t round_tokens = 8192;     // source tokens gathered into one round at most (one longer sentence still goes)
+  double max_wait_ms = 5;          // how long a round waits for company once the worker is free and work waits
   int64_t queue_sentences = 4096;  // sentences waiting at most; a request that does not fit is refused
   void validate() const;           // UsageError naming the option
 };
@@ -69,9 +78,9 @@ class Batcher {
   };
 
   void run();
-  std::vector<Item> next_batch();
+  std::vector<Item> next_round();
   bool budget_full() const;  // with mutex_ held
-  void translate_batch(std::vector<Item>& batch);
+  void translate_round(std::vector<Item>& round);
   static void finish_item(Request& request, std::exception_ptr error);
 
   model::Translator& translator_;
@@ -82,6 +91,7 @@ class Batcher {
   std::deque<Item> queue_;
   int64_t queued_tokens_ = 0;
   bool stopping_ = false;
+  std::chrono::steady_clock::time_point free_since_;  // when the worker finished its last round (worker only)
   std::thread worker_;
 };
 

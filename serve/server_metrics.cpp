@@ -39,7 +39,7 @@ std::string Histogram::text(const std::string& name) const {
 
 ServerMetrics::ServerMetrics()
     : latency_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
-      batch_sentences_({1, 2, 4, 8, 16, 32, 64, 128, 256}) {}
+      round_sentences_({1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}) {}
 
 void ServerMetrics::count_request(const std::string& route, int status, double seconds) {
   {
@@ -49,12 +49,12 @@ void ServerMetrics::count_request(const std::string& route, int status, double s
   latency_.observe(seconds);
 }
 
-void ServerMetrics::count_batch(int64_t sentences, int64_t source_tokens, int64_t target_tokens) {
+void ServerMetrics::count_round(int64_t sentences, int64_t source_tokens, int64_t target_tokens) {
   sentences_ += static_cast<uint64_t>(sentences);
   source_tokens_ += static_cast<uint64_t>(source_tokens);
   target_tokens_ += static_cast<uint64_t>(target_tokens);
-  ++batches_;
-  batch_sentences_.observe(static_cast<double>(sentences));
+  ++rounds_;
+  round_sentences_.observe(static_cast<double>(sentences));
 }
 
 std::string ServerMetrics::prometheus_text() const {
@@ -72,14 +72,14 @@ std::string ServerMetrics::prometheus_text() const {
   out += fmt::format("nmt_source_tokens_total {}\n", source_tokens_.load());
   header(out, "nmt_target_tokens_total", "counter", "Target subword tokens produced (best hypotheses, eos included).");
   out += fmt::format("nmt_target_tokens_total {}\n", target_tokens_.load());
-  header(out, "nmt_batches_total", "counter", "Batches decoded.");
-  out += fmt::format("nmt_batches_total {}\n", batches_.load());
-  header(out, "nmt_queue_sentences", "gauge", "Sentences waiting for a batch.");
+  header(out, "nmt_rounds_total", "counter", "Rounds decoded (sentences of pending requests translated together).");
+  out += fmt::format("nmt_rounds_total {}\n", rounds_.load());
+  header(out, "nmt_queue_sentences", "gauge", "Sentences waiting for a round.");
   out += fmt::format("nmt_queue_sentences {}\n", queue_sentences_.load());
   header(out, "nmt_ready", "gauge", "1 once the model is loaded and requests are served.");
   out += fmt::format("nmt_ready {}\n", ready_.load() ? 1 : 0);
-  header(out, "nmt_batch_sentences", "histogram", "Sentences per decoded batch.");
-  out += batch_sentences_.text("nmt_batch_sentences");
+  header(out, "nmt_round_sentences", "histogram", "Sentences per round.");
+  out += round_sentences_.text("nmt_round_sentences");
   header(out, "nmt_request_duration_seconds", "histogram", "Time from a request's arrival to its answer.");
   out += latency_.text("nmt_request_duration_seconds");
   return out;

@@ -1,6 +1,6 @@
 // What the server counts, exposed as Prometheus text on GET /metrics:
 // requests by route and status, sentences and tokens translated, the queue,
-// batch sizes and request latency as histograms.
+// round sizes and request latency as histograms.
 #pragma once
 
 #include <array>
@@ -34,7 +34,7 @@ class ServerMetrics {
  public:
   ServerMetrics();
   void count_request(const std::string& route, int status, double seconds);
-  void count_batch(int64_t sentences, int64_t source_tokens, int64_t target_tokens);
+  void count_round(int64_t sentences, int64_t source_tokens, int64_t target_tokens);
   void set_queue(int64_t sentences) { queue_sentences_ = sentences; }
   void set_ready(bool ready) { ready_ = ready; }
   std::string prometheus_text() const;
@@ -42,10 +42,10 @@ class ServerMetrics {
  private:
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, int>, uint64_t> requests_;  // (route, status) -> count
-  std::atomic<uint64_t> sentences_{0}, source_tokens_{0}, target_tokens_{0}, batches_{0};
+  std::atomic<uint64_t> sentences_{0}, source_tokens_{0}, target_tokens_{0}, rounds_{0};
   std::atomic<int64_t> queue_sentences_{0};
   std::atomic<bool> ready_{false};
-  Histogram latency_, batch_sentences_;
+  Histogram latency_, round_sentences_;
 };
 
 }  // namespace nmt::serve

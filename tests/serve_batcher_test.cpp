@@ -36,7 +36,7 @@ TEST_F(BatcherTest, ConcurrentCallersGetWhatTheirLinesAloneGive) {
     expected.push_back(texts);
   }
   BatcherOptions options;
-  options.batch_sentences = 5;  // requests are spread over batches and batches mix requests
+  options.round_sentences = 5;  // requests are spread over rounds and rounds mix requests
   options.max_wait_ms = 50;
   Batcher batcher(*translator_, options, metrics_);
   std::vector<std::vector<std::string>> got(requests.size());
@@ -53,7 +53,7 @@ TEST_F(BatcherTest, ConcurrentCallersGetWhatTheirLinesAloneGive) {
 
 TEST_F(BatcherTest, ARequestTheQueueCannotTakeIsRefusedAtOnce) {
   BatcherOptions options;
-  options.batch_sentences = 2;
+  options.round_sentences = 2;
   options.queue_sentences = 2;
   Batcher batcher(*translator_, options, metrics_);
   EXPECT_THROW(batcher.translate({"Ein Hund.", "Eine Katze.", "Ein Haus."}), QueueFull);
@@ -65,11 +65,16 @@ TEST_F(BatcherTest, ARequestTheQueueCannotTakeIsRefusedAtOnce) {
 
 TEST_F(BatcherTest, OptionsAreChecked) {
   BatcherOptions options;
+  options.round_sentences = 0;
+  EXPECT_THROW(options.validate(), UsageError);
+  options.round_sentences = 20;
+  options.round_tokens = 0;
+  EXPECT_THROW(options.validate(), UsageError);
+  options.round_tokens = 100;
+  options.queue_sentences = 0;
+  EXPECT_THROW(options.validate(), UsageError);
   options.queue_sentences = 10;
-  options.batch_sentences = 20;
-  EXPECT_THROW(options.validate(), UsageError);
-  options.batch_sentences = 0;
-  EXPECT_THROW(options.validate(), UsageError);
+  EXPECT_NO_THROW(options.validate());
 }
 
 }  // namespace

@@ -194,17 +194,17 @@ TEST_F(HttpServer, MetricsCorsAndPreflight) {
   EXPECT_NE(text.find("nmt_requests_total{route=\"other\",code=\"404\"} 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("nmt_sentences_total 2\n"), std::string::npos) << text;  // the empty line needs no model
   EXPECT_NE(text.find("nmt_request_duration_seconds_count"), std::string::npos) << text;
-  EXPECT_NE(text.find("nmt_batch_sentences_bucket{le=\"2\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("nmt_round_sentences_bucket{le=\"2\"} 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("nmt_ready 1\n"), std::string::npos) << text;
 }
 
-TEST_F(HttpServer, ConcurrentRequestsShareBatchesAndEachGetsItsOwnLine) {
+TEST_F(HttpServer, ConcurrentRequestsShareRoundsAndEachGetsItsOwnLine) {
   std::vector<std::string> lines;
   for (int i = 0; i < 12; ++i) lines.push_back("Ein Mann sieht " + std::to_string(i) + " Hunde.");
   const auto expected = test::cli_translations(model_dir(), lines);
   ASSERT_EQ(expected.size(), lines.size());
   serve::ServerOptions options;
-  options.batching.max_wait_ms = 500;  // long enough for every client to join the first batch
+  options.batching.max_wait_ms = 500;  // long enough for every client to join the first round
   test::ServedModel served(model_dir(), options, {});
   std::vector<std::string> got(lines.size());
   std::vector<std::thread> clients;
@@ -218,9 +218,9 @@ TEST_F(HttpServer, ConcurrentRequestsShareBatchesAndEachGetsItsOwnLine) {
   for (auto& t : clients) t.join();
   EXPECT_EQ(got, expected);
   const std::string metrics = served.client().Get("/metrics")->body;
-  const size_t at = metrics.find("\nnmt_batches_total ");  // the sample line, not its # HELP
+  const size_t at = metrics.find("\nnmt_rounds_total ");  // the sample line, not its # HELP
   ASSERT_NE(at, std::string::npos) << metrics;
-  EXPECT_LT(std::stoi(metrics.substr(at + 19)), static_cast<int>(lines.size())) << metrics;
+  EXPECT_LT(std::stoi(metrics.substr(at + 18)), static_cast<int>(lines.size())) << metrics;
 }
 
 }  // namespace

@@ -42,7 +42,6 @@ class ServedModel {
       : model_dir_(model_dir), decoding_(decoding) {
     options.host = "127.0.0.1";
     options.port = 0;
-    options.batching.batch_sentences = decoding.batch_size;
     server_ = std::make_unique<serve::TranslationServer>(options);
     port_ = server_->bind();
     server_->start();

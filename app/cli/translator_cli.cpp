@@ -46,7 +46,9 @@ struct Args {
 void add_options(CLI::App& app, Args& a) {
   auto& s = a.options.search;
   app.add_option("--model", a.model_dir, "Model directory written by the trainer");
-  app.add_option("--checkpoint", a.checkpoint, "Checkpoint file (default: DIR/checkpoints/best.pt, else last.pt)");
+  app.add_option("--checkpoint", a.checkpoint,
+                 "Checkpoint file (default: the better scored of best.pt and average.pt in DIR/checkpoints, else "
+                 "last.pt)");
   app.add_option("--beam", s.beam, "Beam size; 1 is greedy decoding")->capture_default_str();
   app.add_option("--nbest", s.nbest, "Print the K best hypotheses per line as INDEX ||| HYPOTHESIS ||| SCORE")
       ->capture_default_str();
@@ -93,7 +95,6 @@ void check_args(Args& a) {
                      "--export-state-dict or --attention-svg.");
   }
   if (a.serve.serve) {
-    a.serve.server.batching.batch_sentences = a.options.batch_size;  // --batch-size: sentences per batch, as offline
     a.serve.server.validate();
   }
   if (a.threads < 0) throw UsageError("--threads must not be negative (got " + std::to_string(a.threads) + ").");

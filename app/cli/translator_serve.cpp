@@ -39,10 +39,15 @@ void add_serve_options(CLI::App& app, ServeArgs& s) {
       ->capture_default_str();
   app.add_option("--max-request-sentences", o.limits.max_sentences, "With --serve: lines per request at most")
       ->capture_default_str();
-  app.add_option("--batch-tokens", o.batching.batch_tokens, "With --serve: source tokens per decoded batch at most")
+  app.add_option("--round-sentences", o.batching.round_sentences,
+                 "With --serve: sentences of pending requests translated together at most (as length-sorted "
+                 "batches of --batch-size)")
+      ->capture_default_str();
+  app.add_option("--round-tokens", o.batching.round_tokens,
+                 "With --serve: source tokens of pending requests translated together at most")
       ->capture_default_str();
   app.add_option("--batch-wait-ms", o.batching.max_wait_ms,
-                 "With --serve: how long a sentence waits for others to share its batch")
+                 "With --serve: how long a free translator waits for more requests to join a round")
       ->capture_default_str();
   app.add_option("--queue-sentences", o.batching.queue_sentences,
                  "With --serve: sentences waiting at most; beyond it requests get 429")
