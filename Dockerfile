@@ -15,6 +15,7 @@ WORKDIR /src
 COPY CMakeLists.txt ./
 COPY app ./app
 COPY model ./model
+COPY decode ./decode
 COPY data ./data
 COPY vocab ./vocab
 COPY eval ./eval

@@ -19,16 +19,16 @@
 #include "app/cli/run_main.h"
 #include "bench/bench_input.h"
 #include "data/line_reader.h"
+#include "decode/translation.h"
 #include "model/model_dir.h"
-#include "model/translation.h"
 #include "util/error.h"
 #include "util/threads.h"
 
 namespace {
 
-using nmt::model::SentenceTranslation;
-using nmt::model::Translator;
-using nmt::model::TranslatorOptions;
+using nmt::decode::SentenceTranslation;
+using nmt::decode::Translator;
+using nmt::decode::TranslatorOptions;
 
 struct Measurement {
   double seconds = 0;

@@ -7,7 +7,7 @@
 namespace nmt::serve {
 
 struct Batcher::Request {
-  std::vector<model::SentenceTranslation> results;
+  std::vector<decode::SentenceTranslation> results;
   std::mutex mutex;
   std::condition_variable done;
   size_t pending = 0;  // sentences not yet translated
@@ -24,7 +24,7 @@ void BatcherOptions::validate() const {
     throw UsageError("--queue-sentences must be at least 1 (got " + std::to_string(queue_sentences) + ").");
 }
 
-Batcher::Batcher(model::Translator& translator, BatcherOptions options, ServerMetrics& metrics)
+Batcher::Batcher(decode::Translator& translator, BatcherOptions options, ServerMetrics& metrics)
     : translator_(translator), options_(options), metrics_(metrics) {
   options_.validate();
   // ATen's OpenMP pool size is a per-thread setting: the worker takes the
@@ -47,7 +47,7 @@ void Batcher::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
-std::vector<model::SentenceTranslation> Batcher::translate(const std::vector<std::string>& lines) {
+std::vector<decode::SentenceTranslation> Batcher::translate(const std::vector<std::string>& lines) {
   auto request = std::make_shared<Request>();
   request->results.reserve(lines.size());
   std::vector<Item> items;

@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "model/translation.h"
+#include "decode/translation.h"
 #include "serve/server_metrics.h"
 
 namespace nmt::serve {
@@ -55,7 +55,7 @@ class ShuttingDown : public std::runtime_error {
 class Batcher {
  public:
   // `translator` and `metrics` must outlive the batcher; the worker starts here.
-  Batcher(model::Translator& translator, BatcherOptions options, ServerMetrics& metrics);
+  Batcher(decode::Translator& translator, BatcherOptions options, ServerMetrics& metrics);
   ~Batcher();
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -63,7 +63,7 @@ class Batcher {
   // Translates `lines` in order, blocking the caller. Empty and invalid lines
   // are answered without the model. Throws QueueFull when the queue cannot
   // take all of them, and rethrows what translating threw.
-  std::vector<model::SentenceTranslation> translate(const std::vector<std::string>& lines);
+  std::vector<decode::SentenceTranslation> translate(const std::vector<std::string>& lines);
 
   // Translates what is queued, then ends the worker; later calls throw.
   void stop();
@@ -83,7 +83,7 @@ class Batcher {
   void translate_round(std::vector<Item>& round);
   static void finish_item(Request& request, std::exception_ptr error);
 
-  model::Translator& translator_;
+  decode::Translator& translator_;
   BatcherOptions options_;
   ServerMetrics& metrics_;
   std::mutex mutex_;

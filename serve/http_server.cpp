@@ -161,7 +161,7 @@ void TranslationServer::wait_for_listener() const {
   while (!listener_done_ && !http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-void TranslationServer::serve_model(model::Translator& translator, const data::LanguagePair& pair,
+void TranslationServer::serve_model(decode::Translator& translator, const data::LanguagePair& pair,
                                     const std::string& description) {
   pair_ = pair;
   description_ = description;

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "data/language_pair.h"
-#include "model/translation.h"
+#include "decode/translation.h"
 #include "serve/batcher.h"
 #include "serve/server_metrics.h"
 #include "serve/server_options.h"
@@ -41,7 +41,7 @@ class TranslationServer {
   void start();
   // From now on requests are translated with `translator` (which must outlive
   // the server) for `pair`; `description` is what /ready reports.
-  void serve_model(model::Translator& translator, const data::LanguagePair& pair, const std::string& description);
+  void serve_model(decode::Translator& translator, const data::LanguagePair& pair, const std::string& description);
   // Stops accepting connections, finishes the requests in flight (their
   // translations included) and returns when all are answered. Idempotent.
   void stop();

@@ -17,10 +17,10 @@ class BatcherTest : public test::RandomModelDirTest {
  protected:
   void SetUp() override {
     loaded_ = model::load_model_dir(model_dir(), "", torch::kCPU);
-    translator_.emplace(loaded_.model, loaded_.vocabs, model::TranslatorOptions{});
+    translator_.emplace(loaded_.model, loaded_.vocabs, decode::TranslatorOptions{});
   }
   model::LoadedModel loaded_;
-  std::optional<model::Translator> translator_;
+  std::optional<decode::Translator> translator_;
   ServerMetrics metrics_;
 };
 

@@ -84,7 +84,7 @@ TEST_F(HttpServer, NBestAndAlternativesAreTheCommandLinesNBest) {
     const size_t a = line.find(" ||| ") + 5, b = line.rfind(" ||| ");
     return line.substr(a, b - a);
   };
-  model::TranslatorOptions decoding;
+  decode::TranslatorOptions decoding;
   decoding.search.beam = 3;
   decoding.search.nbest = 2;
   test::ServedModel served(model_dir(), {}, decoding);

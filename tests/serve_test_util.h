@@ -37,7 +37,7 @@ inline std::vector<std::string> cli_translations(const std::string& model_dir, c
 // A TranslationServer on a free loopback port with the model of `model_dir`.
 class ServedModel {
  public:
-  ServedModel(const std::string& model_dir, serve::ServerOptions options, model::TranslatorOptions decoding,
+  ServedModel(const std::string& model_dir, serve::ServerOptions options, decode::TranslatorOptions decoding,
               bool load = true)
       : model_dir_(model_dir), decoding_(decoding) {
     options.host = "127.0.0.1";
@@ -62,9 +62,9 @@ class ServedModel {
 
  private:
   std::string model_dir_;
-  model::TranslatorOptions decoding_;
+  decode::TranslatorOptions decoding_;
   std::optional<model::LoadedModel> loaded_;
-  std::optional<model::Translator> translator_;  // before server_: destroyed after it
+  std::optional<decode::Translator> translator_;  // before server_: destroyed after it
   std::unique_ptr<serve::TranslationServer> server_;
   int port_ = 0;
 };

@@ -9,8 +9,8 @@
 #include <torch/torch.h>
 
 #include "data/parallel_reader.h"
+#include "decode/translation.h"
 #include "eval/bleu.h"
-#include "model/translation.h"
 #include "train/train_step.h"
 #include "train/validation.h"
 #include "util/error.h"
@@ -240,12 +240,12 @@ double Trainer::decode_bleu(int64_t beam) {
       valid_lines_->ref.resize(limit);
     }
   }
-  model::TranslatorOptions options;
+  decode::TranslatorOptions options;
   options.search.beam = beam;
   options.search.length_penalty = config_.valid.length_penalty;
   options.batch_size = 64;
   options.precision = step_settings_.precision;
-  model::Translator translator(model_, vocabs_, options);
+  decode::Translator translator(model_, vocabs_, options);
   auto results = translator.translate(valid_lines_->src);
   eval::BleuStats stats;
   for (size_t i = 0; i < results.size(); ++i) {

@@ -18,10 +18,10 @@
 #include "app/cli/translator_output.h"
 #include "app/cli/translator_score.h"
 #include "app/cli/translator_serve.h"
-#include "model/attention_svg.h"
+#include "decode/attention_svg.h"
+#include "decode/translation_stream.h"
 #include "model/model_dir.h"
 #include "model/state_dict.h"
-#include "model/translation_stream.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/threads.h"
@@ -37,7 +37,7 @@ struct Args {
   std::string device = "auto";
   std::string precision = "auto";
   int threads = 0;
-  model::TranslatorOptions options;
+  decode::TranslatorOptions options;
   std::vector<std::string> text;
   bool beam_given = false;
   ServeArgs serve;
@@ -87,7 +87,9 @@ void check_args(Args& a) {
     }
     return;
   }
-  if (a.model_dir.empty()) throw UsageError("--model DIR is required (or --score REF --hypotheses HYP to score a file).");
+  if (a.model_dir.empty()) {
+    throw UsageError("--model DIR is required (or --score REF --hypotheses HYP to score a file).");
+  }
   if (!a.input.empty() && !a.text.empty()) throw UsageError("Give either --input FILE or TEXT arguments, not both.");
   if (a.serve.serve && (!a.input.empty() || !a.text.empty() || !a.output.empty() || !a.score_ref.empty() ||
                         !a.export_path.empty() || !a.svg_path.empty())) {
@@ -110,12 +112,12 @@ torch::Device resolve_device(const std::string& name) {
   return cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
 
-void write_attention_svg(model::Translator& translator, const model::SentenceTranslation& t, const Args& a,
+void write_attention_svg(decode::Translator& translator, const decode::SentenceTranslation& t, const Args& a,
                          int64_t index) {
   const auto weights = translator.cross_attention(t.source, t.hypotheses.front().tokens, a.attention_layer);
   const auto& src = *translator.vocabs().src;
   const auto& tgt = *translator.vocabs().tgt;
-  model::AttentionPicture p;
+  decode::AttentionPicture p;
   p.source_labels.push_back(src.id_to_piece(src.bos_id()));
   for (int64_t id : t.source) p.source_labels.push_back(src.id_to_piece(static_cast<int32_t>(id)));
   p.source_labels.push_back(src.id_to_piece(src.eos_id()));
@@ -129,10 +131,10 @@ void write_attention_svg(model::Translator& translator, const model::SentenceTra
                                               : a.attention_layer;
   p.title = "Cross-attention, decoder layer " + std::to_string(layer) + ", mean over heads, line " +
             std::to_string(index + 1);
-  write_file_atomically(a.svg_path, model::attention_svg(p));
+  write_file_atomically(a.svg_path, decode::attention_svg(p));
 }
 
-void write_translation(std::ostream& out, int64_t index, const model::SentenceTranslation& t, bool nbest) {
+void write_translation(std::ostream& out, int64_t index, const decode::SentenceTranslation& t, bool nbest) {
   if (!nbest) {
     out << (t.texts.empty() ? std::string() : t.texts.front()) << '\n';
     return;
@@ -156,14 +158,14 @@ std::string input_name(const Args& a) {
 // What the run keeps while lines stream through.
 struct RunContext {
   const Args& args;
-  model::Translator& translator;
+  decode::Translator& translator;
   TranslationOutput& out;
   std::optional<ReferenceScorer>& refs;
   bool interactive = false;
   bool svg_written = false, truncation_warned = false;
 };
 
-void on_translation(RunContext& c, int64_t index, const model::SentenceTranslation& t) {
+void on_translation(RunContext& c, int64_t index, const decode::SentenceTranslation& t) {
   const std::string where = "line " + std::to_string(index + 1) + " of " + input_name(c.args);
   if (t.invalid_utf8) {
     std::cerr << "translator: warning: " << where << " is not valid UTF-8; its translation is left empty.\n";
@@ -182,7 +184,7 @@ void on_translation(RunContext& c, int64_t index, const model::SentenceTranslati
   }
 }
 
-int report_end(const RunContext& c, const model::StreamReport& report) {
+int report_end(const RunContext& c, const decode::StreamReport& report) {
   if (!c.args.svg_path.empty() && !c.svg_written) {
     std::cerr << "translator: warning: no line was translated, so " << c.args.svg_path << " was not written.\n";
   }
@@ -238,19 +240,19 @@ int run_translation(Args& a) {
   if (!a.score_ref.empty()) refs.emplace(a.score_ref);
   std::ifstream file;
   if (!a.input.empty()) file = open_input(a.input);
-  model::Translator translator(loaded.model, loaded.vocabs, a.options);
+  decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
   RunContext c{a, translator, out, refs};
-  model::LineSource source;
+  decode::LineSource source;
   if (!a.text.empty()) {
-    source = model::vector_lines(a.text);
+    source = decode::vector_lines(a.text);
   } else {
-    source = model::istream_lines(a.input.empty() ? std::cin : file);
+    source = decode::istream_lines(a.input.empty() ? std::cin : file);
     // Typed lines are answered one by one instead of waiting for a chunk.
     c.interactive = a.input.empty() && ::isatty(STDIN_FILENO);
   }
-  const auto report = model::translate_stream(translator, source, c.interactive ? 1 : kChunkLines,
-                                              [&c](int64_t i, const model::SentenceTranslation& t) {
+  const auto report = decode::translate_stream(translator, source, c.interactive ? 1 : kChunkLines,
+                                              [&c](int64_t i, const decode::SentenceTranslation& t) {
                                                 on_translation(c, i, t);
                                               });
   if (refs) refs->finish(report.lines);

@@ -58,10 +58,10 @@ void add_serve_options(CLI::App& app, ServeArgs& s) {
 }
 
 int run_server(const ServeArgs& s, const std::string& model_dir, const std::string& checkpoint,
-               const torch::Device& device, const model::TranslatorOptions& options) {
+               const torch::Device& device, const decode::TranslatorOptions& options) {
   install_stop_signal_handlers();
   const serve::ServerOptions& server_options = s.server;
-  std::optional<model::Translator> translator;  // declared first: it must outlive the server's batcher
+  std::optional<decode::Translator> translator;  // declared first: it must outlive the server's batcher
   serve::TranslationServer server(server_options);
   const std::string address = "http://" + server_options.host + ":" + std::to_string(server.bind());
   server.start();

@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "model/translation.h"
+#include "decode/translation.h"
 #include "serve/server_options.h"
 
 namespace nmt::cli {
@@ -22,6 +22,6 @@ void add_serve_options(CLI::App& app, ServeArgs& s);
 // serves until SIGTERM or SIGINT, finishes the requests in flight and
 // returns 0. `options` are the command line's decoding options.
 int run_server(const ServeArgs& s, const std::string& model_dir, const std::string& checkpoint,
-               const torch::Device& device, const model::TranslatorOptions& options);
+               const torch::Device& device, const decode::TranslatorOptions& options);
 
 }  // namespace nmt::cli

@@ -5,9 +5,9 @@
 
 #include <torch/types.h>
 
-#include "model/search_options.h"
+#include "decode/search_options.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 
 // In place on log_probs [rows, vocab]: pad and bos are never generated, and
 // rows flagged in force_eos (their output reached its length limit) may only
@@ -22,4 +22,4 @@ torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<i
 // A CPU int64 tensor of `values`.
 torch::Tensor index_tensor(const std::vector<int64_t>& values);
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

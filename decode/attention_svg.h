@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace nmt::model {
+namespace nmt::decode {
 
 struct AttentionPicture {
   std::vector<std::string> source_labels;   // one per column
@@ -18,4 +18,4 @@ struct AttentionPicture {
 // tooltip. Throws std::invalid_argument when the shapes disagree.
 std::string attention_svg(const AttentionPicture& picture);
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -1,4 +1,4 @@
-#include "model/search_options.h"
+#include "decode/search_options.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "util/error.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 
 void SearchOptions::validate() const {
   if (beam < 1) throw UsageError("--beam must be at least 1 (got " + std::to_string(beam) + ").");
@@ -34,4 +34,4 @@ int64_t max_output_length(int64_t source_tokens, const SearchOptions& options, i
   return std::max<int64_t>(1, static_cast<int64_t>(capped));
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -1,10 +1,10 @@
-#include "model/search_step.h"
+#include "decode/search_step.h"
 
 #include <limits>
 
 #include <torch/torch.h>
 
-namespace nmt::model {
+namespace nmt::decode {
 
 void restrict_next_tokens(torch::Tensor& log_probs, const SearchIds& ids, const std::vector<bool>& force_eos) {
   const double neg_inf = -std::numeric_limits<double>::infinity();
@@ -33,4 +33,4 @@ torch::Tensor index_tensor(const std::vector<int64_t>& values) {
   return torch::tensor(values, torch::dtype(torch::kLong));
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

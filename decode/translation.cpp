@@ -1,4 +1,4 @@
-#include "model/translation.h"
+#include "decode/translation.h"
 
 #include <algorithm>
 #include <numeric>
@@ -6,14 +6,14 @@
 #include <torch/torch.h>
 
 #include "data/line_reader.h"
-#include "model/beam_search.h"
-#include "model/model_scorer.h"
+#include "decode/beam_search.h"
+#include "decode/model_scorer.h"
 #include "util/error.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 namespace {
 
-torch::Device device_of(const TransformerImpl& model) {
+torch::Device device_of(const model::TransformerImpl& model) {
   const auto params = model.parameters();
   return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
 }
@@ -31,7 +31,9 @@ SearchIds target_ids_of(const vocab::Vocabularies& v) {
 // training mode afterwards.
 class EvalMode {
  public:
-  explicit EvalMode(TransformerImpl& model) : model_(model), was_training_(model.is_training()) { model_.eval(); }
+  explicit EvalMode(model::TransformerImpl& model) : model_(model), was_training_(model.is_training()) {
+    model_.eval();
+  }
   ~EvalMode() {
     if (was_training_) model_.train();
   }
@@ -39,20 +41,20 @@ class EvalMode {
   EvalMode& operator=(const EvalMode&) = delete;
 
  private:
-  TransformerImpl& model_;
+  model::TransformerImpl& model_;
   bool was_training_;
 };
 
 // Attention weights are only kept while a picture is being made.
 class KeepAttention {
  public:
-  explicit KeepAttention(TransformerImpl& model) : model_(model) { model_.set_keep_attention(true); }
+  explicit KeepAttention(model::TransformerImpl& model) : model_(model) { model_.set_keep_attention(true); }
   ~KeepAttention() { model_.set_keep_attention(false); }
   KeepAttention(const KeepAttention&) = delete;
   KeepAttention& operator=(const KeepAttention&) = delete;
 
  private:
-  TransformerImpl& model_;
+  model::TransformerImpl& model_;
 };
 
 }  // namespace
@@ -62,13 +64,13 @@ void TranslatorOptions::validate() const {
   if (batch_size < 1) throw UsageError("--batch-size must be at least 1 (got " + std::to_string(batch_size) + ").");
 }
 
-Translator::Translator(Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options)
+Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options)
     : Translator(model, target_ids_of(checked(vocabs)), checked(vocabs).src->bos_id(), checked(vocabs).src->eos_id(),
                  options) {
   vocabs_ = std::move(vocabs);
 }
 
-Translator::Translator(Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,
+Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,
                        TranslatorOptions options)
     : model_(std::move(model)),
       options_(options),
@@ -194,4 +196,4 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
   return model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

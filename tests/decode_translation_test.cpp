@@ -8,14 +8,14 @@
 #include <torch/torch.h>
 
 #include "data_test_util.h"
-#include "model/attention_svg.h"
-#include "model/translation.h"
-#include "model/translation_stream.h"
+#include "decode/attention_svg.h"
+#include "decode/translation.h"
+#include "decode/translation_stream.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "vocab/vocabularies.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 namespace {
 
 class TranslatorText : public ::testing::Test {
@@ -40,7 +40,7 @@ class TranslatorText : public ::testing::Test {
     c.drop_prob = 0.0;
     c.enc_voc_size = c.dec_voc_size = vocabs_->src->size();
     torch::manual_seed(5);
-    Transformer model(c);
+    model::Transformer model(c);
     init_weights_like_reference(*model);
     TranslatorOptions o;
     o.search.beam = beam;
@@ -156,4 +156,4 @@ TEST(AttentionSvg, EscapesLabelsAndDrawsEveryCell) {
 }
 
 }  // namespace
-}  // namespace nmt::model
+}  // namespace nmt::decode

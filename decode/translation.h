@@ -8,13 +8,13 @@
 
 #include <torch/types.h>
 
-#include "model/hypothesis.h"
-#include "model/search_options.h"
+#include "decode/hypothesis.h"
+#include "decode/search_options.h"
 #include "model/transformer.h"
 #include "util/precision.h"
 #include "vocab/vocabularies.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 
 struct TranslatorOptions {
   SearchOptions search;
@@ -35,9 +35,9 @@ class Translator {
  public:
   // Decoding runs in eval mode (the model's mode is restored afterwards);
   // inputs go to the device its parameters are on.
-  Translator(Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options);
+  Translator(model::Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options);
   // Without vocabularies: only translate_ids() and cross_attention() work.
-  Translator(Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,
+  Translator(model::Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,
              TranslatorOptions options);
 
   // One result per line, in the order of `lines`. A line that is empty (or
@@ -67,13 +67,13 @@ class Translator {
   int64_t max_source_tokens() const;
   const TranslatorOptions& options() const { return options_; }
   const vocab::Vocabularies& vocabs() const { return vocabs_; }
-  TransformerImpl& model() { return *model_; }
+  model::TransformerImpl& model() { return *model_; }
 
  private:
   std::vector<std::vector<Hypothesis>> translate_batch(const std::vector<const std::vector<int64_t>*>& batch);
   torch::Tensor wrap_sources(const std::vector<const std::vector<int64_t>*>& batch) const;
 
-  Transformer model_;
+  model::Transformer model_;
   vocab::Vocabularies vocabs_;
   TranslatorOptions options_;
   SearchIds ids_;
@@ -81,4 +81,4 @@ class Translator {
   torch::Device device_;
 };
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -7,14 +7,14 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "model/beam_search.h"
-#include "model/greedy_search.h"
-#include "model/length_penalty.h"
-#include "model/model_scorer.h"
-#include "model/translation.h"
+#include "decode/beam_search.h"
+#include "decode/greedy_search.h"
+#include "decode/length_penalty.h"
+#include "decode/model_scorer.h"
+#include "decode/translation.h"
 #include "util/error.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 namespace {
 
 constexpr int64_t kUnk = 0, kPad = 1, kBos = 2, kEos = 3, kA = 4, kB = 5, kC = 6;
@@ -138,9 +138,9 @@ ModelConfig tiny_config() {
   return c;
 }
 
-Transformer tiny_model(uint64_t seed) {
+model::Transformer tiny_model(uint64_t seed) {
   torch::manual_seed(seed);
-  Transformer model(tiny_config());
+  model::Transformer model(tiny_config());
   init_weights_like_reference(*model);
   model->eval();
   return model;
@@ -174,7 +174,7 @@ void expect_same(const std::vector<std::vector<Hypothesis>>& a, const std::vecto
   }
 }
 
-std::vector<std::vector<Hypothesis>> run(Transformer model, const TranslatorOptions& o,
+std::vector<std::vector<Hypothesis>> run(model::Transformer model, const TranslatorOptions& o,
                                          const std::vector<std::vector<int64_t>>& sources) {
   Translator t(model, kIds, kBos, kEos, o);
   return t.translate_ids(sources);
@@ -230,7 +230,8 @@ TEST(SearchOnModel, BeamOfOneIsGreedy) {
 }
 
 // Teacher-forced log-probability of tokens + eos, from the plain forward pass.
-double forced_log_prob(Transformer& model, const std::vector<int64_t>& source, const std::vector<int64_t>& tokens) {
+double forced_log_prob(model::Transformer& model, const std::vector<int64_t>& source,
+                       const std::vector<int64_t>& tokens) {
   torch::NoGradGuard no_grad;
   std::vector<int64_t> src{kBos}, trg{kBos}, gold = tokens;
   src.insert(src.end(), source.begin(), source.end());
@@ -282,4 +283,4 @@ TEST(SearchOptions, OutputLimitAndValidation) {
 }
 
 }  // namespace
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -1,10 +1,10 @@
-#include "model/translation_stream.h"
+#include "decode/translation_stream.h"
 
 #include <memory>
 
 #include "util/error.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 
 StreamReport translate_stream(Translator& translator, const LineSource& source, int64_t chunk_lines,
                               const TranslationSink& sink) {
@@ -52,4 +52,4 @@ LineSource vector_lines(const std::vector<std::string>& lines) {
   };
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

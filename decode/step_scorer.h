@@ -1,12 +1,12 @@
 // What a search needs from a model: log-probabilities of the next token given
 // each live row's prefix, and a way to reorder, duplicate or drop rows. The
-// model implements it (model/model_scorer.h); tests implement it with known
+// model implements it (decode/model_scorer.h); tests implement it with known
 // distributions, so the search can be checked where the optimum is known.
 #pragma once
 
 #include <torch/types.h>
 
-namespace nmt::model {
+namespace nmt::decode {
 
 class StepScorer {
  public:
@@ -22,4 +22,4 @@ class StepScorer {
   virtual void select_rows(const torch::Tensor& index) = 0;
 };
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace nmt::model {
+namespace nmt::decode {
 
 struct Hypothesis {
   std::vector<int64_t> tokens;  // target ids, without bos and the final eos
@@ -12,4 +12,4 @@ struct Hypothesis {
   double score = 0;             // log_prob / length_penalty(tokens + 1, alpha)
 };
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

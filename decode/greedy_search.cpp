@@ -1,13 +1,13 @@
-#include "model/greedy_search.h"
+#include "decode/greedy_search.h"
 
 #include <numeric>
 
 #include <torch/torch.h>
 
-#include "model/length_penalty.h"
-#include "model/search_step.h"
+#include "decode/length_penalty.h"
+#include "decode/search_step.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 namespace {
 
 Hypothesis finish(const torch::Tensor& prefix, double log_prob, double alpha) {
@@ -61,4 +61,4 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int6
   return out;
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -5,11 +5,11 @@
 
 #include <vector>
 
-#include "model/hypothesis.h"
-#include "model/search_options.h"
-#include "model/step_scorer.h"
+#include "decode/hypothesis.h"
+#include "decode/search_options.h"
+#include "decode/step_scorer.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 
 // `scorer` holds one row per sentence; max_lengths[i] is sentence i's output
 // limit in tokens, eos included (see max_output_length). `alpha` only affects
@@ -17,4 +17,4 @@ namespace nmt::model {
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                       const SearchIds& ids, double alpha);
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

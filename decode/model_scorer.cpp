@@ -1,18 +1,18 @@
-#include "model/model_scorer.h"
+#include "decode/model_scorer.h"
 
 #include <torch/torch.h>
 
-namespace nmt::model {
+namespace nmt::decode {
 namespace {
 
-torch::Device device_of(const TransformerImpl& model) {
+torch::Device device_of(const model::TransformerImpl& model) {
   const auto params = model.parameters();
   return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
 }
 
 }  // namespace
 
-ModelScorer::ModelScorer(TransformerImpl& model, const torch::Tensor& src, bool cached)
+ModelScorer::ModelScorer(model::TransformerImpl& model, const torch::Tensor& src, bool cached)
     : model_(model), cached_(cached), device_(device_of(model)) {
   const auto src_dev = src.to(device_, torch::kLong);
   src_mask_ = model_.make_src_mask(src_dev);
@@ -63,4 +63,4 @@ void ModelScorer::select_rows(const torch::Tensor& index) {
   }
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -5,29 +5,29 @@
 
 #include <vector>
 
+#include "decode/step_scorer.h"
 #include "model/attention_cache.h"
-#include "model/step_scorer.h"
 #include "model/transformer.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 
 class ModelScorer : public StepScorer {
  public:
   // src: [batch, src_len] ids, sos/eos-wrapped and padded with the model's
   // src_pad_idx; moved to the model's device. Rows start as one per sentence.
   // The model should be in eval mode and the caller under a NoGradGuard.
-  ModelScorer(TransformerImpl& model, const torch::Tensor& src, bool cached);
+  ModelScorer(model::TransformerImpl& model, const torch::Tensor& src, bool cached);
 
   torch::Tensor next_log_probs(const torch::Tensor& prefixes) override;
   void select_rows(const torch::Tensor& index) override;
 
  private:
-  TransformerImpl& model_;
+  model::TransformerImpl& model_;
   bool cached_;
   torch::Device device_;
   torch::Tensor enc_, src_mask_;      // per live row
   std::vector<int64_t> row_sentence_;  // the source sentence of each live row
-  DecoderCache cache_;
+  model::DecoderCache cache_;
 };
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

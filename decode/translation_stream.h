@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "model/translation.h"
+#include "decode/translation.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 
 // Produces the next input line (without its line end); false at the end.
 using LineSource = std::function<bool(std::string& line)>;
@@ -32,4 +32,4 @@ LineSource istream_lines(std::istream& in);
 // The strings of `lines`, one each (the vector must outlive the source).
 LineSource vector_lines(const std::vector<std::string>& lines);
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

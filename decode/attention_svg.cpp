@@ -1,4 +1,4 @@
-#include "model/attention_svg.h"
+#include "decode/attention_svg.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "data/line_reader.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 namespace {
 
 constexpr int kCell = 26;        // pixels per cell
@@ -89,4 +89,4 @@ std::string attention_svg(const AttentionPicture& p) {
   return svg.str();
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace nmt::model {
+namespace nmt::decode {
 
 struct SearchOptions {
   int64_t beam = 4;              // 1: greedy decoding
@@ -38,4 +38,4 @@ struct SearchIds {
 // subwords (sos/eos not counted): clamp(floor(a * n + b), 1, model_max_len).
 int64_t max_output_length(int64_t source_tokens, const SearchOptions& options, int64_t model_max_len);
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

@@ -1,4 +1,4 @@
-#include "model/beam_search.h"
+#include "decode/beam_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,11 @@
 
 #include <torch/torch.h>
 
-#include "model/greedy_search.h"
-#include "model/length_penalty.h"
-#include "model/search_step.h"
+#include "decode/greedy_search.h"
+#include "decode/length_penalty.h"
+#include "decode/search_step.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 namespace {
 
 // Rows are grouped by sentence: rows [i * width, (i + 1) * width) belong to live[i].
@@ -140,4 +140,4 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, const std::vecto
   return out;
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

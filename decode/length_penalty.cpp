@@ -1,8 +1,8 @@
-#include "model/length_penalty.h"
+#include "decode/length_penalty.h"
 
 #include <cmath>
 
-namespace nmt::model {
+namespace nmt::decode {
 
 double length_penalty(int64_t length, double alpha) {
   if (alpha == 0.0) return 1.0;
@@ -13,4 +13,4 @@ double normalized_score(double log_prob, int64_t length, double alpha) {
   return log_prob / length_penalty(length, alpha);
 }
 
-}  // namespace nmt::model
+}  // namespace nmt::decode

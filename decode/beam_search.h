@@ -12,11 +12,11 @@
 
 #include <vector>
 
-#include "model/hypothesis.h"
-#include "model/search_options.h"
-#include "model/step_scorer.h"
+#include "decode/hypothesis.h"
+#include "decode/search_options.h"
+#include "decode/step_scorer.h"
 
-namespace nmt::model {
+namespace nmt::decode {
 
 // `scorer` holds one row per sentence (rows are expanded into beams here);
 // max_lengths[i] is sentence i's output limit in tokens, eos included.
@@ -29,4 +29,4 @@ std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, const std::
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                             const SearchIds& ids, const SearchOptions& options);
 
-}  // namespace nmt::model
+}  // namespace nmt::decode
