@@ -1,5 +1,7 @@
 #include "decode/model_scorer.h"
 
+#include <set>
+
 #include <torch/torch.h>
 
 namespace nmt::decode {
@@ -10,6 +12,10 @@ torch::Device device_of(const model::TransformerImpl& model) {
   return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
 }
 
+torch::Tensor index_on(const std::vector<int64_t>& values, const torch::Device& device) {
+  return torch::tensor(values, torch::kLong).to(device);
+}
+
 }  // namespace
 
 ModelScorer::ModelScorer(model::TransformerImpl& model, const torch::Tensor& src, bool cached)
@@ -17,13 +23,13 @@ ModelScorer::ModelScorer(model::TransformerImpl& model, const torch::Tensor& src
   const auto src_dev = src.to(device_, torch::kLong);
   src_mask_ = model_.make_src_mask(src_dev);
   enc_ = model_.encode(src_dev, src_mask_);
-  row_sentence_.resize(static_cast<size_t>(src.size(0)));
-  for (size_t r = 0; r < row_sentence_.size(); ++r) row_sentence_[r] = static_cast<int64_t>(r);
+  rows_ = src.size(0);
 }
 
 torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
   // [rows, t] -> [rows, vocab]
   const int64_t t = prefixes.size(1);
+  TORCH_CHECK(prefixes.size(0) == rows_, "the scorer holds ", rows_, " rows, asked for ", prefixes.size(0));
   torch::Tensor logits;
   if (cached_) {
     // Only the positions the cache has not seen yet (one per step).
@@ -38,29 +44,39 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
 
 void ModelScorer::select_rows(const torch::Tensor& index) {
   const auto cpu_index = index.to(torch::kCPU, torch::kLong).contiguous();
-  const auto* picked = cpu_index.data_ptr<int64_t>();
-  std::vector<int64_t> sentences(static_cast<size_t>(cpu_index.numel()));
-  for (size_t j = 0; j < sentences.size(); ++j) sentences[j] = row_sentence_.at(static_cast<size_t>(picked[j]));
-  // Rows of one sentence hold identical encoder output, source mask and
-  // cross-attention keys/values. When every position keeps its sentence (beams
-  // reordered within each sentence, the usual beam-search step), those need
-  // no copying; only the self-attention cache follows the beams.
-  const bool same_sentences = sentences == row_sentence_;
-  row_sentence_ = std::move(sentences);
-  const auto idx = cpu_index.to(device_);
-  if (!same_sentences) {
-    enc_ = enc_.index_select(0, idx);
-    src_mask_ = src_mask_.index_select(0, idx);
-    if (cached_) cache_.select_rows(idx);
+  const std::vector<int64_t> picked(cpu_index.data_ptr<int64_t>(), cpu_index.data_ptr<int64_t>() + cpu_index.numel());
+  if (picked.empty()) {  // the search has ended
+    rows_ = 0;
     return;
   }
-  if (!cached_) return;
-  for (auto& layer : cache_.layers) {
-    auto& self = layer.self_attention;
-    if (self.empty()) continue;
-    self.k = self.k.index_select(0, idx);
-    self.v = self.v.index_select(0, idx);
+  select_memory(picked);
+  bool identity = static_cast<int64_t>(picked.size()) == rows_;
+  for (size_t j = 0; identity && j < picked.size(); ++j) identity = picked[j] == static_cast<int64_t>(j);
+  rows_ = static_cast<int64_t>(picked.size());
+  // The self-attention caches follow the beams, unless none moved.
+  if (cached_ && !identity) cache_.select_target_rows(cpu_index.to(device_));
+}
+
+void ModelScorer::select_memory(const std::vector<int64_t>& picked) {
+  const int64_t group = rows_ / enc_.size(0);
+  std::vector<int64_t> needed(picked.size()), distinct;
+  for (size_t j = 0; j < picked.size(); ++j) {
+    needed[j] = picked[j] / group;
+    if (distinct.empty() || distinct.back() != needed[j]) distinct.push_back(needed[j]);
   }
+  // Grouped: equal runs, one per memory row, each row once (a beam-search step).
+  const size_t runs = distinct.size();
+  bool grouped = cached_ && runs > 0 && picked.size() % runs == 0 &&
+                 std::set<int64_t>(distinct.begin(), distinct.end()).size() == runs;
+  for (size_t j = 0; grouped && j < picked.size(); ++j) grouped = needed[j] == distinct[j / (picked.size() / runs)];
+  const std::vector<int64_t>& keep = grouped ? distinct : needed;
+  bool unchanged = static_cast<int64_t>(keep.size()) == enc_.size(0);
+  for (size_t j = 0; unchanged && j < keep.size(); ++j) unchanged = keep[j] == static_cast<int64_t>(j);
+  if (unchanged) return;
+  const auto idx = index_on(keep, device_);
+  enc_ = enc_.index_select(0, idx);
+  src_mask_ = src_mask_.index_select(0, idx);
+  if (cached_) cache_.select_memory_rows(idx);
 }
 
 }  // namespace nmt::decode

@@ -25,8 +25,15 @@ class ModelScorer : public StepScorer {
   model::TransformerImpl& model_;
   bool cached_;
   torch::Device device_;
-  torch::Tensor enc_, src_mask_;      // per live row
-  std::vector<int64_t> row_sentence_;  // the source sentence of each live row
+  // Memory rows still needed for `picked` (the rows select_rows keeps).
+  void select_memory(const std::vector<int64_t>& picked);
+
+  // Encoder output, source mask and cross-attention keys/values: one memory
+  // row per sentence, shared by the decoder rows of its beams (the decoder's
+  // rows come in equal groups, one per memory row), except on the full-prefix
+  // path or after an irregular selection, where there is one per decoder row.
+  torch::Tensor enc_, src_mask_;
+  int64_t rows_ = 0;  // live decoder rows
   model::DecoderCache cache_;
 };
 

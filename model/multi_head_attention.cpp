@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "util/precision.h"
+
 namespace nmt::model {
 
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t n_head, double attention_dropout)
@@ -44,6 +46,24 @@ std::vector<torch::Tensor> MultiHeadAttentionImpl::project(const torch::Tensor& 
   return torch::linear(x, torch::cat(weights), torch::cat(biases)).chunk(static_cast<int64_t>(weights.size()), -1);
 }
 
+std::vector<torch::Tensor> MultiHeadAttentionImpl::project_qkv(const torch::Tensor& x) {
+  if (torch::GradMode::is_enabled()) return project(x, {w_q, w_k, w_v});
+  std::vector<std::pair<const void*, uint32_t>> sources;
+  for (const auto& p : {w_q->weight, w_k->weight, w_v->weight, w_q->bias, w_k->bias, w_v->bias}) {
+    sources.emplace_back(p.data_ptr(), p._version());
+  }
+  const auto dtype = active_autocast_dtype(x.device()).value_or(w_q->weight.scalar_type());
+  auto& s = stacked_qkv_;
+  if (!s.weight.defined() || s.sources != sources || s.dtype != dtype) {
+    // Autocast would cast the stacked (non-leaf) weights at every call: store them cast.
+    s.weight = torch::cat({w_q->weight, w_k->weight, w_v->weight}).to(dtype);
+    s.bias = torch::cat({w_q->bias, w_k->bias, w_v->bias}).to(dtype);
+    s.sources = std::move(sources);
+    s.dtype = dtype;
+  }
+  return torch::linear(x, s.weight, s.bias).chunk(3, -1);
+}
+
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                               const torch::Tensor& mask) {
   // [batch, len_q, d_model]
@@ -58,19 +78,12 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torc
   return attend(split(w_q(q)), split(w_k(k)), split(w_v(v)), mask);
 }
 
-torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x, AttentionCache& cache,
+torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x, GrowingAttentionCache& cache,
                                                           const torch::Tensor& mask) {
   // [batch, new, d_model]
-  const auto qkv = project(x, {w_q, w_k, w_v});
-  auto k = split(qkv[1]);
-  auto v = split(qkv[2]);
-  if (!cache.empty()) {
-    k = torch::cat({cache.k, k}, 2);
-    v = torch::cat({cache.v, v}, 2);
-  }
-  cache.k = k;
-  cache.v = v;
-  return attend(split(qkv[0]), k, v, mask);
+  const auto qkv = project_qkv(x);
+  cache.append(split(qkv[1]), split(qkv[2]));
+  return attend(split(qkv[0]), cache.keys(), cache.values(), mask);
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory,
@@ -81,19 +94,24 @@ torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor&
     cache.k = split(kv[0]);
     cache.v = split(kv[1]);
   }
-  return attend(split(w_q(q)), cache.k, cache.v, mask);
-}
-
-void DecoderCache::select_rows(const torch::Tensor& index) {
-  auto pick = [&](AttentionCache& c) {
-    if (c.empty()) return;
-    c.k = c.k.index_select(0, index);
-    c.v = c.v.index_select(0, index);
+  const int64_t memory_rows = cache.k.size(0), rows = q.size(0);
+  TORCH_CHECK(rows % memory_rows == 0, "attention to a memory of ", memory_rows, " rows from ", rows,
+              " query rows, not a multiple");
+  const int64_t group = rows / memory_rows;
+  if (group == 1) return attend(split(w_q(q)), cache.k, cache.v, mask);
+  // A group's queries become more query positions of its memory row:
+  // [rows, h, new, d_h] -> [memory rows, h, group * new, d_h].
+  const int64_t fresh = q.size(1), heads = n_head_;
+  const auto grouped = split(w_q(q))
+                           .reshape({memory_rows, group, heads, fresh, -1})
+                           .permute({0, 2, 1, 3, 4})
+                           .reshape({memory_rows, heads, group * fresh, -1});
+  auto [out, weights] = attention(grouped, cache.k, cache.v, mask);
+  auto ungroup = [&](const torch::Tensor& t) {  // [memory rows, h, group * new, x] -> [rows, h, new, x]
+    return t.view({memory_rows, heads, group, fresh, -1}).permute({0, 2, 1, 3, 4}).reshape({rows, heads, fresh, -1});
   };
-  for (auto& layer : layers) {
-    pick(layer.self_attention);
-    pick(layer.enc_dec);
-  }
+  if (keep_attention_) last_attention_ = ungroup(weights.detach());
+  return w_concat(concat(ungroup(out)));
 }
 
 }  // namespace nmt::model

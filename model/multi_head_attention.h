@@ -28,10 +28,13 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // Self-attention for new positions x [batch, new, d_model]: their keys and
   // values are appended to `cache`; `mask` hides keys as in forward (may be undefined
   // when one position is added, since causality then holds by construction).
-  torch::Tensor forward_self_cached(const torch::Tensor& x, AttentionCache& cache, const torch::Tensor& mask);
+  torch::Tensor forward_self_cached(const torch::Tensor& x, GrowingAttentionCache& cache, const torch::Tensor& mask);
 
-  // Attention to a fixed memory (the encoder output): its keys and values are
-  // projected on the first call and reused afterwards. q [batch, len_q, d_model].
+  // Attention to a fixed memory (the encoder output, [memory rows, len_k,
+  // d_model]): its keys and values are projected on the first call and reused
+  // afterwards. q [batch, len_q, d_model], where batch is a multiple g of the
+  // memory rows: rows [i * g, (i + 1) * g) attend to memory row i (a
+  // sentence's beams share its keys and values). mask [memory rows, 1, 1, len_k].
   torch::Tensor forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory, AttentionCache& cache,
                                       const torch::Tensor& mask);
 
@@ -45,11 +48,21 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
  private:
   // x [b, l, d] through each of `linears` -> one [b, l, d] per linear.
   std::vector<torch::Tensor> project(const torch::Tensor& x, std::initializer_list<torch::nn::Linear> linears) const;
+  // project(x, {w_q, w_k, w_v}); without autograd, the stacked weights are
+  // kept between calls (in autocast's dtype) until a parameter changes.
+  std::vector<torch::Tensor> project_qkv(const torch::Tensor& x);
   torch::Tensor split(const torch::Tensor& x) const;   // [b, l, d] -> [b, h, l, d/h]
   torch::Tensor concat(const torch::Tensor& x) const;  // [b, h, l, d/h] -> [b, l, d]
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& mask);
 
+  // The stacked Q/K/V weights for decoding, and what they were made from.
+  struct StackedWeights {
+    torch::Tensor weight, bias;
+    std::vector<std::pair<const void*, uint32_t>> sources;  // data and version of each parameter
+    c10::ScalarType dtype = c10::ScalarType::Float;
+  };
+  StackedWeights stacked_qkv_;
   int64_t n_head_;
   bool keep_attention_ = false;
   torch::Tensor last_attention_;

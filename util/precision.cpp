@@ -65,6 +65,12 @@ bool cpu_has_native_bf16() {
 
 bool autocast_enabled_on_cpu() { return autocast_on(c10::kCPU); }
 
+std::optional<c10::ScalarType> active_autocast_dtype(const c10::Device& device) {
+  if (!device.is_cpu() && !device.is_cuda()) return std::nullopt;
+  if (!autocast_on(device.type())) return std::nullopt;
+  return autocast_dtype(device.type());
+}
+
 const char* precision_name(Precision p) { return p == Precision::kBf16 ? "bf16" : "fp32"; }
 
 PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& device) {

@@ -4,6 +4,7 @@
 // makes on this machine.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <c10/core/Device.h>
@@ -32,6 +33,10 @@ const char* precision_name(Precision p);
 
 // True inside an AutocastScope for the CPU (matrix products then go to oneDNN).
 bool autocast_enabled_on_cpu();
+
+// The dtype autocast gives matrix products on `device` right now, or nullopt
+// where autocast is off.
+std::optional<c10::ScalarType> active_autocast_dtype(const c10::Device& device);
 
 // bf16 autocast on `device` (CPU or CUDA) for the scope's lifetime; nothing
 // for fp32.
