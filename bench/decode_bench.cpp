@@ -1,9 +1,11 @@
-// Decoding speed of a trained model: sentences/s and target tokens/s for
-// greedy and beam 4 at batch sizes 1 and 32, the speed-up of the key/value
-// cache over recomputing the whole prefix at every step (same run, same
-// sentences), and the peak resident memory.
+// Decoding speed of a trained model: sentences/s and target tokens/s for each
+// precision, beam size and batch size asked for (default fp32 and bf16, greedy
+// and beam 4, batch 1 and 32), how many outputs differ from fp32's and, with
+// --ref, BLEU; the speed-up of the key/value cache over recomputing the whole
+// prefix at every step (same run, same sentences); the peak resident memory.
 //
-//   decode_bench --model DIR --src FILE [--limit N] [--ratio-limit N]
+//   decode_bench --model DIR --src FILE [--ref FILE] [--limit N] [--ratio-limit N]
+//                [--precisions fp32,bf16] [--beams 1,4] [--batches 1,32]
 //                [--threads N] [--blas-threads N] [--device auto|cpu|cuda]
 //                [--checkpoint FILE]
 #include <sys/resource.h>
@@ -11,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include <CLI/CLI.hpp>
 #include <torch/cuda.h>
@@ -20,6 +23,7 @@
 #include "bench/bench_input.h"
 #include "data/line_reader.h"
 #include "decode/translation.h"
+#include "eval/bleu.h"
 #include "model/model_dir.h"
 #include "util/error.h"
 #include "util/threads.h"
@@ -34,18 +38,26 @@ struct Measurement {
   double seconds = 0;
   int64_t sentences = 0, target_tokens = 0;
   std::vector<std::vector<int64_t>> outputs;  // best hypothesis per line
+  std::vector<std::string> texts;             // its text
 };
 
 void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize();
 }
 
-Measurement measure(const nmt::model::LoadedModel& loaded, const std::vector<std::string>& lines, int64_t beam,
-                    int64_t batch, bool cached, const torch::Device& device) {
+struct Row {
+  nmt::Precision precision = nmt::Precision::kFp32;
+  int64_t beam = 1, batch = 1;
+  bool cached = true;
+};
+
+Measurement measure(const nmt::model::LoadedModel& loaded, const std::vector<std::string>& lines, const Row& row,
+                    const torch::Device& device) {
   TranslatorOptions o;
-  o.search.beam = beam;
-  o.search.cached = cached;
-  o.batch_size = batch;
+  o.precision = row.precision;
+  o.search.beam = row.beam;
+  o.search.cached = row.cached;
+  o.batch_size = row.batch;
   Translator translator(loaded.model, loaded.vocabs, o);
   synchronize(device);
   const auto start = std::chrono::steady_clock::now();
@@ -55,16 +67,27 @@ Measurement measure(const nmt::model::LoadedModel& loaded, const std::vector<std
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.sentences = static_cast<int64_t>(lines.size());
   for (const auto& t : out) {
+    m.texts.push_back(t.texts.empty() ? std::string() : t.texts.front());
     m.outputs.push_back(t.hypotheses.empty() ? std::vector<int64_t>{} : t.hypotheses.front().tokens);
     m.target_tokens += static_cast<int64_t>(m.outputs.back().size()) + 1;  // eos included
   }
   return m;
 }
 
-void print_row(int64_t beam, int64_t batch, bool cached, const Measurement& m) {
-  std::printf("| %4lld | %5lld | %-11s | %9lld | %8.2f | %8.1f | %9.0f |\n", static_cast<long long>(beam),
-              static_cast<long long>(batch), cached ? "cache" : "full prefix", static_cast<long long>(m.sentences),
-              m.seconds, m.sentences / m.seconds, m.target_tokens / m.seconds);
+// `vs_fp32`: outputs that differ from the fp32 row with the same beam and
+// batch (-1: not compared); `bleu` < 0: no reference given.
+void print_row(const Row& row, const Measurement& m, int64_t vs_fp32, double bleu) {
+  std::printf("| %-4s | %4lld | %5lld | %-11s | %9lld | %8.2f | %8.1f | %9.0f |", nmt::precision_name(row.precision),
+              static_cast<long long>(row.beam), static_cast<long long>(row.batch),
+              row.cached ? "cache" : "full prefix", static_cast<long long>(m.sentences), m.seconds,
+              m.sentences / m.seconds, m.target_tokens / m.seconds);
+  if (vs_fp32 < 0) {
+    std::printf(" %7s |", "-");
+  } else {
+    std::printf(" %7lld |", static_cast<long long>(vs_fp32));
+  }
+  if (bleu >= 0) std::printf(" %6.2f |", bleu);
+  std::printf("\n");
   std::fflush(stdout);
 }
 
@@ -86,43 +109,93 @@ torch::Device pick_device(const std::string& name) {
   return torch::kCUDA;
 }
 
-int bench_main(int argc, char** argv) {
-  CLI::App app{"Decoding speed: greedy and beam search, cached and full-prefix."};
-  std::string model_dir, checkpoint, src, device_name = "auto";
+std::vector<nmt::Precision> parse_precisions(const std::vector<std::string>& names) {
+  std::vector<nmt::Precision> out;
+  for (const auto& name : names) {
+    if (name != "fp32" && name != "bf16") throw nmt::UsageError("--precisions takes fp32 and bf16, not " + name + ".");
+    out.push_back(name == "bf16" ? nmt::Precision::kBf16 : nmt::Precision::kFp32);
+  }
+  return out;
+}
+
+struct Args {
+  std::string model_dir, checkpoint, src, ref, device_name = "auto";
   int64_t limit = 300, ratio_limit = 60;
   int threads = 2, blas_threads = -1;
-  app.add_option("--model", model_dir, "Model directory")->required();
-  app.add_option("--checkpoint", checkpoint, "Checkpoint (default best.pt, else last.pt)");
-  app.add_option("--src", src, "Source sentences, one a line (plain or .gz)")->required();
-  app.add_option("--limit", limit, "Sentences for the speed table")->capture_default_str();
-  app.add_option("--ratio-limit", ratio_limit, "Sentences for the cache vs full-prefix ratio")->capture_default_str();
-  app.add_option("--threads", threads, "CPU threads (set explicitly so runs compare)")->capture_default_str();
-  app.add_option("--blas-threads", blas_threads, "OpenBLAS threads (default: as --threads)");
-  app.add_option("--device", device_name, "auto, cpu or cuda")->capture_default_str();
-  app.parse(argc, argv);
-  const torch::Device device = pick_device(device_name);
-  const int used = nmt::configure_cpu_threads(threads, nmt::Precision::kFp32, blas_threads).cores;
-  const auto loaded = nmt::model::load_model_dir(model_dir, checkpoint, device);
-  const auto lines = nmt::bench::read_sentences(src, limit);
-  std::printf("model %s (%s), %zu sentences from %s, %d threads (OpenBLAS %d), device %s\n\n", model_dir.c_str(),
-              loaded.checkpoint_path.c_str(), lines.size(), src.c_str(), used, nmt::blas_threads(),
-              device.str().c_str());
-  const std::vector<std::string> warm_up(lines.begin(), lines.begin() + std::min<size_t>(8, lines.size()));
-  measure(loaded, warm_up, 4, 8, true, device);
-  std::printf("| beam | batch | decoder     | sentences |  seconds |  sent/s | tokens/s |\n");
-  std::printf("|------|-------|-------------|-----------|----------|---------|----------|\n");
-  for (int64_t beam : {1, 4}) {
-    for (int64_t batch : {1, 32}) print_row(beam, batch, true, measure(loaded, lines, beam, batch, true, device));
+  std::vector<std::string> precisions{"fp32", "bf16"};
+  std::vector<int64_t> beams{1, 4}, batches{1, 32};
+};
+
+// The speed table: every precision x beam x batch, each row compared with
+// fp32's outputs for the same beam and batch.
+void speed_table(const Args& a, const nmt::model::LoadedModel& loaded, const std::vector<std::string>& lines,
+                 const std::vector<std::string>& refs, const torch::Device& device) {
+  std::printf("| prec | beam | batch | decoder     | sentences |  seconds |  sent/s | tokens/s | vs fp32 |%s\n",
+              refs.empty() ? "" : "  BLEU  |");
+  std::printf("|------|------|-------|-------------|-----------|----------|---------|----------|---------|%s\n",
+              refs.empty() ? "" : "--------|");
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::vector<int64_t>>> fp32_outputs;
+  for (const auto precision : parse_precisions(a.precisions)) {
+    nmt::configure_cpu_threads(a.threads, precision, a.blas_threads);
+    for (int64_t beam : a.beams) {
+      for (int64_t batch : a.batches) {
+        const Row row{precision, beam, batch, true};
+        const auto m = measure(loaded, lines, row, device);
+        int64_t vs_fp32 = -1;
+        const auto key = std::make_pair(beam, batch);
+        if (precision == nmt::Precision::kFp32) {
+          fp32_outputs[key] = m.outputs;
+        } else if (fp32_outputs.count(key) != 0) {
+          vs_fp32 = 0;
+          for (size_t i = 0; i < m.outputs.size(); ++i) vs_fp32 += m.outputs[i] != fp32_outputs[key][i];
+        }
+        print_row(row, m, vs_fp32, refs.empty() ? -1.0 : nmt::eval::corpus_bleu(m.texts, refs).score);
+      }
+    }
   }
-  const std::vector<std::string> subset(lines.begin(), lines.begin() + std::min<size_t>(ratio_limit, lines.size()));
-  std::printf("\ncache vs full-prefix recomputation, %zu sentences:\n", subset.size());
-  for (int64_t beam : {1, 4}) {
-    const auto cached = measure(loaded, subset, beam, 32, true, device);
-    const auto full = measure(loaded, subset, beam, 32, false, device);
-    print_row(beam, 32, true, cached);
-    print_row(beam, 32, false, full);
-    std::printf("  beam %lld: cache is %.2fx faster; %lld of %zu outputs differ\n", static_cast<long long>(beam),
-                full.seconds / cached.seconds, static_cast<long long>(differing(cached, full)), subset.size());
+}
+
+int bench_main(int argc, char** argv) {
+  CLI::App app{"Decoding speed by precision, beam and batch; cached and full-prefix."};
+  Args a;
+  app.add_option("--model", a.model_dir, "Model directory")->required();
+  app.add_option("--checkpoint", a.checkpoint, "Checkpoint (default: the one the translator would choose)");
+  app.add_option("--src", a.src, "Source sentences, one a line (plain or .gz)")->required();
+  app.add_option("--ref", a.ref, "Reference translations of --src, line for line: adds BLEU per row");
+  app.add_option("--limit", a.limit, "Sentences for the speed table")->capture_default_str();
+  app.add_option("--ratio-limit", a.ratio_limit, "Sentences for the cache vs full-prefix ratio")->capture_default_str();
+  app.add_option("--precisions", a.precisions, "fp32 and/or bf16")->delimiter(',')->capture_default_str();
+  app.add_option("--beams", a.beams, "Beam sizes")->delimiter(',')->capture_default_str();
+  app.add_option("--batches", a.batches, "Batch sizes (sentences)")->delimiter(',')->capture_default_str();
+  app.add_option("--threads", a.threads, "CPU threads (set explicitly so runs compare)")->capture_default_str();
+  app.add_option("--blas-threads", a.blas_threads, "OpenBLAS threads (default: as the precision's plan)");
+  app.add_option("--device", a.device_name, "auto, cpu or cuda")->capture_default_str();
+  app.parse(argc, argv);
+  const torch::Device device = pick_device(a.device_name);
+  const int used = nmt::configure_cpu_threads(a.threads, nmt::Precision::kFp32, a.blas_threads).cores;
+  const auto loaded = nmt::model::load_model_dir(a.model_dir, a.checkpoint, device);
+  const auto lines = nmt::bench::read_sentences(a.src, a.limit);
+  const auto refs = a.ref.empty() ? std::vector<std::string>{} : nmt::bench::read_sentences(a.ref, a.limit);
+  if (refs.size() != (a.ref.empty() ? 0 : lines.size())) {
+    throw nmt::UsageError("--ref has " + std::to_string(refs.size()) + " lines for " + std::to_string(lines.size()) +
+                          " sources.");
+  }
+  std::printf("model %s (%s), %zu sentences from %s, %d threads, device %s\n\n", a.model_dir.c_str(),
+              loaded.checkpoint_path.c_str(), lines.size(), a.src.c_str(), used, device.str().c_str());
+  const std::vector<std::string> warm_up(lines.begin(), lines.begin() + std::min<size_t>(8, lines.size()));
+  measure(loaded, warm_up, Row{nmt::Precision::kFp32, 4, 8, true}, device);
+  speed_table(a, loaded, lines, refs, device);
+  nmt::configure_cpu_threads(a.threads, nmt::Precision::kFp32, a.blas_threads);
+  const std::vector<std::string> subset(lines.begin(), lines.begin() + std::min<size_t>(a.ratio_limit, lines.size()));
+  if (!subset.empty() && a.ratio_limit > 0) {
+    std::printf("\ncache vs full-prefix recomputation (fp32, batch 32), %zu sentences:\n", subset.size());
+    for (int64_t beam : {1, 4}) {
+      const auto cached = measure(loaded, subset, Row{nmt::Precision::kFp32, beam, 32, true}, device);
+      const auto full = measure(loaded, subset, Row{nmt::Precision::kFp32, beam, 32, false}, device);
+      std::printf("  beam %lld: cache %.2f s, full prefix %.2f s: %.2fx faster; %lld of %zu outputs differ\n",
+                  static_cast<long long>(beam), cached.seconds, full.seconds, full.seconds / cached.seconds,
+                  static_cast<long long>(differing(cached, full)), subset.size());
+    }
   }
   std::printf("\npeak RSS: %.0f MiB\n", peak_rss_mib());
   return 0;
