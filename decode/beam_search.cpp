@@ -7,7 +7,6 @@
 #include <torch/torch.h>
 
 #include "decode/greedy_search.h"
-#include "decode/length_penalty.h"
 #include "decode/search_step.h"
 
 namespace nmt::decode {
@@ -45,15 +44,6 @@ Candidates top_candidates(StepScorer& scorer, const BeamState& state, const std:
   c.values = values.to(torch::kCPU, torch::kDouble);
   c.indices = indices.to(torch::kCPU, torch::kLong);
   return c;
-}
-
-Hypothesis completed(const torch::Tensor& prefix, double log_prob, double alpha) {
-  Hypothesis h;
-  const auto body = prefix.narrow(0, 1, prefix.size(0) - 1).contiguous();
-  h.tokens.assign(body.data_ptr<int64_t>(), body.data_ptr<int64_t>() + body.numel());
-  h.log_prob = log_prob;
-  h.score = normalized_score(log_prob, static_cast<int64_t>(h.tokens.size()) + 1, alpha);
-  return h;
 }
 
 struct NextRows {

@@ -4,24 +4,9 @@
 
 #include <torch/torch.h>
 
-#include "decode/length_penalty.h"
 #include "decode/search_step.h"
 
 namespace nmt::decode {
-namespace {
-
-Hypothesis finish(const torch::Tensor& prefix, double log_prob, double alpha) {
-  // prefix: bos, then the tokens generated before eos.
-  Hypothesis h;
-  const auto body = prefix.narrow(0, 1, prefix.size(0) - 1).contiguous();
-  h.tokens.assign(body.data_ptr<int64_t>(), body.data_ptr<int64_t>() + body.numel());
-  h.log_prob = log_prob;
-  h.score = normalized_score(log_prob, static_cast<int64_t>(h.tokens.size()) + 1, alpha);
-  return h;
-}
-
-}  // namespace
-
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                       const SearchIds& ids, double alpha) {
   const auto n = static_cast<int64_t>(max_lengths.size());
@@ -45,7 +30,7 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int6
       const int64_t s = live[r];
       sum[s] += best_a[r];
       if (arg_a[r] == ids.eos) {
-        out[s] = finish(prefixes[r], sum[s], alpha);
+        out[s] = completed(prefixes[r], sum[s], alpha);
       } else {
         keep_rows.push_back(static_cast<int64_t>(r));
         keep_tokens.push_back(arg_a[r]);

@@ -33,7 +33,7 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
   torch::Tensor logits;
   if (cached_) {
     // Only the positions the cache has not seen yet (one per step).
-    const auto fresh = prefixes.narrow(1, cache_.length, t - cache_.length).to(device_);
+    const auto fresh = prefixes.narrow(1, cache_.length(), t - cache_.length()).to(device_);
     logits = model_.decode_cached(fresh, enc_, src_mask_, cache_).select(1, -1);
   } else {
     const auto trg = prefixes.to(device_);

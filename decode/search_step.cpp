@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "decode/length_penalty.h"
+
 namespace nmt::decode {
 
 void restrict_next_tokens(torch::Tensor& log_probs, const SearchIds& ids, const std::vector<bool>& force_eos) {
@@ -31,6 +33,15 @@ torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<i
 
 torch::Tensor index_tensor(const std::vector<int64_t>& values) {
   return torch::tensor(values, torch::dtype(torch::kLong));
+}
+
+Hypothesis completed(const torch::Tensor& prefix, double log_prob, double alpha) {
+  Hypothesis h;
+  const auto body = prefix.narrow(0, 1, prefix.size(0) - 1).contiguous();
+  h.tokens.assign(body.data_ptr<int64_t>(), body.data_ptr<int64_t>() + body.numel());
+  h.log_prob = log_prob;
+  h.score = normalized_score(log_prob, static_cast<int64_t>(h.tokens.size()) + 1, alpha);
+  return h;
 }
 
 }  // namespace nmt::decode

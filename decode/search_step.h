@@ -1,10 +1,12 @@
-// Steps shared by greedy and beam search: which tokens a row may produce next.
+// Steps shared by greedy and beam search: which tokens a row may produce next,
+// growing prefixes, and the hypothesis a finished prefix becomes.
 #pragma once
 
 #include <vector>
 
 #include <torch/types.h>
 
+#include "decode/hypothesis.h"
 #include "decode/search_options.h"
 
 namespace nmt::decode {
@@ -18,6 +20,10 @@ void restrict_next_tokens(torch::Tensor& log_probs, const SearchIds& ids, const 
 // matching token: [keep.size(), t + 1].
 torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<int64_t>& keep,
                               const std::vector<int64_t>& tokens);
+
+// The hypothesis that ends `prefix` (bos, then the tokens generated before
+// eos) with eos, scored with length penalty `alpha`.
+Hypothesis completed(const torch::Tensor& prefix, double log_prob, double alpha);
 
 // A CPU int64 tensor of `values`.
 torch::Tensor index_tensor(const std::vector<int64_t>& values);

@@ -45,7 +45,9 @@ struct DecoderLayerCache {
 
 struct DecoderCache {
   std::vector<DecoderLayerCache> layers;
-  int64_t length = 0;  // target positions already decoded
+
+  // Target positions already decoded.
+  int64_t length() const { return layers.empty() ? 0 : layers.front().self_attention.length(); }
 
   // Keeps decoder rows `index` (beam reordering / dropping finished sentences):
   // the self-attention caches only.

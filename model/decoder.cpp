@@ -39,13 +39,12 @@ torch::Tensor DecoderImpl::forward_cached(const torch::Tensor& trg, const torch:
   // One new position sees every cached one; several need the causal block.
   torch::Tensor self_mask;
   if (n_new > 1) {
-    self_mask = causal_mask(cache.length + n_new, trg.device()).narrow(0, cache.length, n_new);
+    self_mask = causal_mask(cache.length() + n_new, trg.device()).narrow(0, cache.length(), n_new);
   }
-  auto x = emb(trg, cache.length);
+  auto x = emb(trg, cache.length());
   for (size_t i = 0; i < layers->size(); ++i) {
     x = layers[i]->as<DecoderLayer>()->forward_cached(x, enc, src_mask, cache.layers[i], self_mask);
   }
-  cache.length += n_new;
   if (norm) x = norm(x);
   return linear(x);
 }

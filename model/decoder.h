@@ -33,7 +33,7 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor forward_hidden(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& trg_mask,
                                const torch::Tensor& src_mask);
 
-  // Incremental: trg holds the positions after cache.length [batch, new];
+  // Incremental: trg holds the positions after cache.length() [batch, new];
   // returns logits for them [batch, new, vocab] and extends the cache.
   torch::Tensor forward_cached(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& src_mask,
                                DecoderCache& cache);

@@ -29,7 +29,7 @@ class TransformerImpl : public torch::nn::Module {
   // src [batch, src_len] -> [batch, src_len, d_model]
   torch::Tensor encode(const torch::Tensor& src, const torch::Tensor& src_mask);
 
-  // Logits for the positions of `trg` after cache.length: [batch, new, dec_voc].
+  // Logits for the positions of `trg` after cache.length(): [batch, new, dec_voc].
   torch::Tensor decode_cached(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& src_mask,
                               DecoderCache& cache);
 
