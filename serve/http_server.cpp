@@ -272,9 +272,10 @@ std::string TranslationServer::read_body(const httplib::Request& req, const http
     throw HttpError(400, "The request has no body; send the texts to translate as JSON.");
   }
   const auto max = static_cast<size_t>(options_.max_body_bytes);
-  const auto too_large =
-      HttpError(413, "The request body is larger than this server's limit of " + std::to_string(max) + " bytes.");
-  if (req.get_header_value<uint64_t>("Content-Length") > max) throw too_large;
+  auto too_large = [max] {
+    return HttpError(413, "The request body is larger than this server's limit of " + std::to_string(max) + " bytes.");
+  };
+  if (req.get_header_value<uint64_t>("Content-Length") > max) throw too_large();
   std::string body;
   bool over = false;
   // Chunked bodies have no Content-Length: the limit is enforced as they arrive.
@@ -286,7 +287,7 @@ std::string TranslationServer::read_body(const httplib::Request& req, const http
     body.append(data, n);
     return true;
   });
-  if (over) throw too_large;
+  if (over) throw too_large();
   if (!ok) throw HttpError(400, "The request body could not be read.");
   return body;
 }
