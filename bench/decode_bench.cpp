@@ -7,7 +7,7 @@
 //   decode_bench --model DIR --src FILE [--ref FILE] [--limit N] [--ratio-limit N]
 //                [--precisions fp32,bf16] [--beams 1,4] [--batches 1,32]
 //                [--threads N] [--blas-threads N] [--device auto|cpu|cuda]
-//                [--checkpoint FILE]
+//                [--checkpoint FILE] [--profile N]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -21,6 +21,7 @@
 
 #include "app/cli/run_main.h"
 #include "bench/bench_input.h"
+#include "bench/op_profile.h"
 #include "data/line_reader.h"
 #include "decode/translation.h"
 #include "eval/bleu.h"
@@ -122,6 +123,7 @@ struct Args {
   std::string model_dir, checkpoint, src, ref, device_name = "auto";
   int64_t limit = 300, ratio_limit = 60;
   int threads = 2, blas_threads = -1;
+  size_t profile_rows = 0;  // > 0: an operator profile of each row (slows the row down)
   std::vector<std::string> precisions{"fp32", "bf16"};
   std::vector<int64_t> beams{1, 4}, batches{1, 32};
 };
@@ -140,7 +142,12 @@ void speed_table(const Args& a, const nmt::model::LoadedModel& loaded, const std
     for (int64_t beam : a.beams) {
       for (int64_t batch : a.batches) {
         const Row row{precision, beam, batch, true};
-        const auto m = measure(loaded, lines, row, device);
+        Measurement m;
+        if (a.profile_rows > 0) {
+          nmt::bench::print_op_profile([&] { m = measure(loaded, lines, row, device); }, a.profile_rows);
+        } else {
+          m = measure(loaded, lines, row, device);
+        }
         int64_t vs_fp32 = -1;
         const auto key = std::make_pair(beam, batch);
         if (precision == nmt::Precision::kFp32) {
@@ -170,6 +177,7 @@ int bench_main(int argc, char** argv) {
   app.add_option("--threads", a.threads, "CPU threads (set explicitly so runs compare)")->capture_default_str();
   app.add_option("--blas-threads", a.blas_threads, "OpenBLAS threads (default: as the precision's plan)");
   app.add_option("--device", a.device_name, "auto, cpu or cuda")->capture_default_str();
+  app.add_option("--profile", a.profile_rows, "Print the N costliest operators of each row (times include the profiler)");
   app.parse(argc, argv);
   const torch::Device device = pick_device(a.device_name);
   const int used = nmt::configure_cpu_threads(a.threads, nmt::Precision::kFp32, a.blas_threads).cores;

@@ -2,7 +2,6 @@
 
 #include <torch/torch.h>
 
-#include "util/precision.h"
 
 namespace nmt::model {
 
@@ -10,10 +9,10 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t n_head, 
     : n_head_(n_head) {
   TORCH_CHECK(d_model % n_head == 0, "d_model ", d_model, " is not divisible by n_head ", n_head);
   attention = register_module("attention", ScaleDotProductAttention(attention_dropout));
-  w_q = register_module("w_q", torch::nn::Linear(d_model, d_model));
-  w_k = register_module("w_k", torch::nn::Linear(d_model, d_model));
-  w_v = register_module("w_v", torch::nn::Linear(d_model, d_model));
-  w_concat = register_module("w_concat", torch::nn::Linear(d_model, d_model));
+  w_q = register_module("w_q", Linear(d_model, d_model));
+  w_k = register_module("w_k", Linear(d_model, d_model));
+  w_v = register_module("w_v", Linear(d_model, d_model));
+  w_concat = register_module("w_concat", Linear(d_model, d_model));
 }
 
 torch::Tensor MultiHeadAttentionImpl::split(const torch::Tensor& x) const {
@@ -33,46 +32,26 @@ torch::Tensor MultiHeadAttentionImpl::attend(const torch::Tensor& q, const torch
   return w_concat(concat(out));
 }
 
-std::vector<torch::Tensor> MultiHeadAttentionImpl::project(const torch::Tensor& x,
-                                                           std::initializer_list<torch::nn::Linear> linears) const {
-  // One matrix product for several projections of the same input: their
-  // weights stacked along the output dimension (the parameters themselves stay
-  // separate, under the reference's names).
+std::vector<torch::Tensor> MultiHeadAttentionImpl::project(const torch::Tensor& x, InferenceWeights& stack,
+                                                           std::initializer_list<Linear> linears) {
+  // The parameters themselves stay separate, under the reference's names.
   std::vector<torch::Tensor> weights, biases;
   for (const auto& l : linears) {
     weights.push_back(l->weight);
     biases.push_back(l->bias);
   }
-  return torch::linear(x, torch::cat(weights), torch::cat(biases)).chunk(static_cast<int64_t>(weights.size()), -1);
-}
-
-std::vector<torch::Tensor> MultiHeadAttentionImpl::project_qkv(const torch::Tensor& x) {
-  if (torch::GradMode::is_enabled()) return project(x, {w_q, w_k, w_v});
-  std::vector<std::pair<const void*, uint32_t>> sources;
-  for (const auto& p : {w_q->weight, w_k->weight, w_v->weight, w_q->bias, w_k->bias, w_v->bias}) {
-    sources.emplace_back(p.data_ptr(), p._version());
-  }
-  const auto dtype = active_autocast_dtype(x.device()).value_or(w_q->weight.scalar_type());
-  auto& s = stacked_qkv_;
-  if (!s.weight.defined() || s.sources != sources || s.dtype != dtype) {
-    // Autocast would cast the stacked (non-leaf) weights at every call: store them cast.
-    s.weight = torch::cat({w_q->weight, w_k->weight, w_v->weight}).to(dtype);
-    s.bias = torch::cat({w_q->bias, w_k->bias, w_v->bias}).to(dtype);
-    s.sources = std::move(sources);
-    s.dtype = dtype;
-  }
-  return torch::linear(x, s.weight, s.bias).chunk(3, -1);
+  return stack.linear(x, weights, biases).chunk(static_cast<int64_t>(weights.size()), -1);
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                               const torch::Tensor& mask) {
   // [batch, len_q, d_model]
   if (q.is_same(k) && k.is_same(v)) {  // self-attention
-    const auto qkv = project(q, {w_q, w_k, w_v});
+    const auto qkv = project(q, qkv_, {w_q, w_k, w_v});
     return attend(split(qkv[0]), split(qkv[1]), split(qkv[2]), mask);
   }
   if (k.is_same(v)) {  // attention to a memory
-    const auto kv = project(k, {w_k, w_v});
+    const auto kv = project(k, kv_, {w_k, w_v});
     return attend(split(w_q(q)), split(kv[0]), split(kv[1]), mask);
   }
   return attend(split(w_q(q)), split(w_k(k)), split(w_v(v)), mask);
@@ -81,7 +60,7 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torc
 torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x, GrowingAttentionCache& cache,
                                                           const torch::Tensor& mask) {
   // [batch, new, d_model]
-  const auto qkv = project_qkv(x);
+  const auto qkv = project(x, qkv_, {w_q, w_k, w_v});
   cache.append(split(qkv[1]), split(qkv[2]));
   return attend(split(qkv[0]), cache.keys(), cache.values(), mask);
 }
@@ -90,7 +69,7 @@ torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor&
                                                             AttentionCache& cache, const torch::Tensor& mask) {
   // [batch, len_q, d_model]
   if (cache.empty()) {
-    const auto kv = project(memory, {w_k, w_v});
+    const auto kv = project(memory, kv_, {w_k, w_v});
     cache.k = split(kv[0]);
     cache.v = split(kv[1]);
   }

@@ -8,10 +8,11 @@
 #include <vector>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 #include "model/attention_cache.h"
+#include "model/inference_weights.h"
+#include "model/linear.h"
 #include "model/scale_dot_product_attention.h"
 
 namespace nmt::model {
@@ -42,27 +43,20 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   void set_keep_attention(bool keep) { keep_attention_ = keep; }
   const torch::Tensor& last_attention() const { return last_attention_; }
 
-  torch::nn::Linear w_q{nullptr}, w_k{nullptr}, w_v{nullptr}, w_concat{nullptr};
+  Linear w_q{nullptr}, w_k{nullptr}, w_v{nullptr}, w_concat{nullptr};
   ScaleDotProductAttention attention{nullptr};
 
  private:
-  // x [b, l, d] through each of `linears` -> one [b, l, d] per linear.
-  std::vector<torch::Tensor> project(const torch::Tensor& x, std::initializer_list<torch::nn::Linear> linears) const;
-  // project(x, {w_q, w_k, w_v}); without autograd, the stacked weights are
-  // kept between calls (in autocast's dtype) until a parameter changes.
-  std::vector<torch::Tensor> project_qkv(const torch::Tensor& x);
+  // x [b, l, d] through each of `linears` -> one [b, l, d] per linear, as one
+  // matrix product of their stacked weights (kept in `stack` for inference).
+  static std::vector<torch::Tensor> project(const torch::Tensor& x, InferenceWeights& stack,
+                                            std::initializer_list<Linear> linears);
   torch::Tensor split(const torch::Tensor& x) const;   // [b, l, d] -> [b, h, l, d/h]
   torch::Tensor concat(const torch::Tensor& x) const;  // [b, h, l, d/h] -> [b, l, d]
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& mask);
 
-  // The stacked Q/K/V weights for decoding, and what they were made from.
-  struct StackedWeights {
-    torch::Tensor weight, bias;
-    std::vector<std::pair<const void*, uint32_t>> sources;  // data and version of each parameter
-    c10::ScalarType dtype = c10::ScalarType::Float;
-  };
-  StackedWeights stacked_qkv_;
+  InferenceWeights qkv_, kv_;  // stacked w_q/w_k/w_v (self-attention) and w_k/w_v (a memory)
   int64_t n_head_;
   bool keep_attention_ = false;
   torch::Tensor last_attention_;

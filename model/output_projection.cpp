@@ -19,7 +19,7 @@ OutputProjectionImpl::OutputProjectionImpl(torch::Tensor tied_weight) : tied_(tr
 
 torch::Tensor OutputProjectionImpl::forward(const torch::Tensor& x) {
   // [batch, len, d_model] -> [batch, len, vocab]
-  return torch::linear(x, weight_, bias);
+  return inference_.linear(x, {weight_}, {bias});
 }
 
 }  // namespace nmt::model

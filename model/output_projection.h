@@ -7,6 +7,8 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
+#include "model/inference_weights.h"
+
 namespace nmt::model {
 
 class OutputProjectionImpl : public torch::nn::Module {
@@ -24,6 +26,7 @@ class OutputProjectionImpl : public torch::nn::Module {
  private:
   bool tied_;
   torch::Tensor weight_;
+  InferenceWeights inference_;
 };
 TORCH_MODULE(OutputProjection);
 

@@ -5,8 +5,8 @@
 namespace nmt::model {
 
 PositionwiseFeedForwardImpl::PositionwiseFeedForwardImpl(int64_t d_model, int64_t hidden, double drop_prob) {
-  linear1 = register_module("linear1", torch::nn::Linear(d_model, hidden));
-  linear2 = register_module("linear2", torch::nn::Linear(hidden, d_model));
+  linear1 = register_module("linear1", Linear(d_model, hidden));
+  linear2 = register_module("linear2", Linear(hidden, d_model));
   dropout = register_module("dropout", Dropout(drop_prob));
 }
 

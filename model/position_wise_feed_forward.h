@@ -2,10 +2,10 @@
 #pragma once
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 #include "model/dropout.h"
+#include "model/linear.h"
 
 namespace nmt::model {
 
@@ -16,7 +16,7 @@ class PositionwiseFeedForwardImpl : public torch::nn::Module {
   // [batch, len, d_model] -> [batch, len, d_model]
   torch::Tensor forward(const torch::Tensor& x);
 
-  torch::nn::Linear linear1{nullptr}, linear2{nullptr};
+  Linear linear1{nullptr}, linear2{nullptr};
   Dropout dropout{nullptr};
 };
 TORCH_MODULE(PositionwiseFeedForward);

@@ -94,7 +94,7 @@ TEST(MultiHeadAttention, MatchesAHandWrittenComputation) {
   MultiHeadAttention mha(d, h);
   auto x = torch::randn({1, 4, d});
   auto out = mha(x, x, x, torch::Tensor());
-  auto proj = [&](torch::nn::Linear& l) { return torch::matmul(x, l->weight.t()) + l->bias; };
+  auto proj = [&](nmt::model::Linear& l) { return torch::matmul(x, l->weight.t()) + l->bias; };
   auto q = proj(mha->w_q), k = proj(mha->w_k), v = proj(mha->w_v);
   std::vector<torch::Tensor> heads;
   for (int64_t i = 0; i < h; ++i) {

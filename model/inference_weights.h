@@ -1,0 +1,34 @@
+// The weights of a linear map (one Linear, or several stacked along the output
+// dimension) as inference runs them, kept between calls: decoding calls every
+// linear once per step, and rebuilding its weights each time (autocast's cast
+// to bf16, the stacking of Q/K/V) costs as much as the product itself.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <c10/core/ScalarType.h>
+#include <torch/types.h>
+
+namespace nmt::model {
+
+class InferenceWeights {
+ public:
+  // x [..., in] -> [..., sum of out_i] for weights [out_i, in] and biases
+  // [out_i] (undefined: none). With autograd on: a plain linear of the
+  // parameters (stacked when several), nothing kept. Without: the weights in
+  // autocast's dtype, rebuilt only when a parameter's data or version changes.
+  torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
+                       const std::vector<torch::Tensor>& biases);
+
+ private:
+  void refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
+               c10::ScalarType dtype);
+
+  torch::Tensor weight_, bias_;
+  std::vector<std::pair<const void*, uint32_t>> sources_;  // data and version of each parameter
+  c10::ScalarType dtype_ = c10::ScalarType::Float;
+};
+
+}  // namespace nmt::model

@@ -1,0 +1,25 @@
+// torch::nn::Linear (same construction, initialisation and parameter names,
+// so state dicts do not change) whose forward without autograd keeps its
+// weights ready for inference between calls (model/inference_weights.h).
+#pragma once
+
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/inference_weights.h"
+
+namespace nmt::model {
+
+class LinearImpl : public torch::nn::LinearImpl {
+ public:
+  using torch::nn::LinearImpl::LinearImpl;
+
+  // [..., in_features] -> [..., out_features]
+  torch::Tensor forward(const torch::Tensor& x) { return inference_.linear(x, {weight}, {bias}); }
+
+ private:
+  InferenceWeights inference_;
+};
+TORCH_MODULE(Linear);
+
+}  // namespace nmt::model
