@@ -1,8 +1,9 @@
 // Decoding speed of a trained model: sentences/s and target tokens/s for each
 // precision, beam size and batch size asked for (default fp32 and bf16, greedy
 // and beam 4, batch 1 and 32), how many outputs differ from fp32's and, with
-// --ref, BLEU; the speed-up of the key/value cache over recomputing the whole
-// prefix at every step (same run, same sentences); the peak resident memory.
+// --ref, BLEU, and the peak resident memory while each row translates (the
+// model's included); the speed-up of the key/value cache over recomputing the
+// whole prefix at every step (same run, same sentences); the process's peak.
 //
 //   decode_bench --model DIR --src FILE [--ref FILE] [--limit N] [--ratio-limit N]
 //                [--precisions fp32,bf16] [--beams 1,4] [--batches 1,32]
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -37,6 +39,7 @@ using nmt::decode::TranslatorOptions;
 
 struct Measurement {
   double seconds = 0;
+  double peak_mib = -1;  // peak resident set while translating (model and process included)
   int64_t sentences = 0, target_tokens = 0;
   std::vector<std::vector<int64_t>> outputs;  // best hypothesis per line
   std::vector<std::string> texts;             // its text
@@ -45,6 +48,20 @@ struct Measurement {
 void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize();
 }
+
+// Linux: VmHWM, the peak resident set since the last reset_peak_rss() (or
+// the start); -1 where /proc cannot tell.
+double peak_rss_since_reset_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // "VmHWM:   123456 kB"
+  }
+  return -1;
+}
+
+// Writing 5 to clear_refs resets VmHWM to the current resident set.
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 struct Row {
   nmt::Precision precision = nmt::Precision::kFp32;
@@ -61,11 +78,13 @@ Measurement measure(const nmt::model::LoadedModel& loaded, const std::vector<std
   o.batch_size = row.batch;
   Translator translator(loaded.model, loaded.vocabs, o);
   synchronize(device);
+  reset_peak_rss();
   const auto start = std::chrono::steady_clock::now();
   const std::vector<SentenceTranslation> out = translator.translate(lines);
   synchronize(device);
   Measurement m;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m.peak_mib = peak_rss_since_reset_mib();
   m.sentences = static_cast<int64_t>(lines.size());
   for (const auto& t : out) {
     m.texts.push_back(t.texts.empty() ? std::string() : t.texts.front());
@@ -78,10 +97,10 @@ Measurement measure(const nmt::model::LoadedModel& loaded, const std::vector<std
 // `vs_fp32`: outputs that differ from the fp32 row with the same beam and
 // batch (-1: not compared); `bleu` < 0: no reference given.
 void print_row(const Row& row, const Measurement& m, int64_t vs_fp32, double bleu) {
-  std::printf("| %-4s | %4lld | %5lld | %-11s | %9lld | %8.2f | %8.1f | %9.0f |", nmt::precision_name(row.precision),
-              static_cast<long long>(row.beam), static_cast<long long>(row.batch),
+  std::printf("| %-4s | %4lld | %5lld | %-11s | %9lld | %8.2f | %8.1f | %9.0f | %8.0f |",
+              nmt::precision_name(row.precision), static_cast<long long>(row.beam), static_cast<long long>(row.batch),
               row.cached ? "cache" : "full prefix", static_cast<long long>(m.sentences), m.seconds,
-              m.sentences / m.seconds, m.target_tokens / m.seconds);
+              m.sentences / m.seconds, m.target_tokens / m.seconds, m.peak_mib);
   if (vs_fp32 < 0) {
     std::printf(" %7s |", "-");
   } else {
@@ -97,6 +116,7 @@ double peak_rss_mib() {
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
+
 
 int64_t differing(const Measurement& a, const Measurement& b) {
   int64_t n = 0;
@@ -132,9 +152,9 @@ struct Args {
 // fp32's outputs for the same beam and batch.
 void speed_table(const Args& a, const nmt::model::LoadedModel& loaded, const std::vector<std::string>& lines,
                  const std::vector<std::string>& refs, const torch::Device& device) {
-  std::printf("| prec | beam | batch | decoder     | sentences |  seconds |  sent/s | tokens/s | vs fp32 |%s\n",
+  std::printf("| prec | beam | batch | decoder     | sentences |  seconds |  sent/s | tokens/s | peak MiB | vs fp32 |%s\n",
               refs.empty() ? "" : "  BLEU  |");
-  std::printf("|------|------|-------|-------------|-----------|----------|---------|----------|---------|%s\n",
+  std::printf("|------|------|-------|-------------|-----------|----------|---------|----------|----------|---------|%s\n",
               refs.empty() ? "" : "--------|");
   std::map<std::pair<int64_t, int64_t>, std::vector<std::vector<int64_t>>> fp32_outputs;
   for (const auto precision : parse_precisions(a.precisions)) {
@@ -205,7 +225,7 @@ int bench_main(int argc, char** argv) {
                   static_cast<long long>(differing(cached, full)), subset.size());
     }
   }
-  std::printf("\npeak RSS: %.0f MiB\n", peak_rss_mib());
+  std::printf("\npeak RSS of the process (model loading included): %.0f MiB\n", peak_rss_mib());
   return 0;
 }
 

@@ -3,6 +3,8 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -10,6 +12,7 @@
 namespace nmt::model {
 namespace {
 
+namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr char kMagic[] = "NMTCKPT\n";
@@ -59,22 +62,55 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
   write_file_atomically(path, out);
 }
 
-Checkpoint load_checkpoint(const std::string& path) {
-  const std::string bytes = read_file_bytes(path);
-  if (bytes.size() < kMagicSize + 8 || bytes.compare(0, kMagicSize, kMagic) != 0) {
+namespace {
+
+// Reads a checkpoint file front to back without holding more than the
+// section being parsed; every length is checked against what is left first.
+class CheckpointReader {
+ public:
+  explicit CheckpointReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+    if (!in_) throw DataError("Cannot open checkpoint " + path + ".");
+    std::error_code ec;
+    left_ = fs::file_size(path, ec);
+    if (ec) throw DataError("Cannot read the size of checkpoint " + path + ": " + ec.message() + ".");
+  }
+
+  std::string read(uint64_t n, const std::string& what) {
+    if (n > left_) corrupt(path_, what + " runs past the end of the file");
+    std::string bytes(n, '\0');
+    if (!in_.read(bytes.data(), static_cast<std::streamsize>(n))) corrupt(path_, "cannot read " + what);
+    left_ -= n;
+    return bytes;
+  }
+
+  void skip(uint64_t n, const std::string& what) {
+    if (n > left_) corrupt(path_, what + " runs past the end of the file");
+    if (!in_.seekg(static_cast<std::streamoff>(n), std::ios::cur)) corrupt(path_, "cannot read " + what);
+    left_ -= n;
+  }
+
+  uint64_t left() const { return left_; }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  uint64_t left_ = 0;
+};
+
+json read_header(CheckpointReader& reader, const std::string& path) {
+  const std::string magic = reader.left() >= kMagicSize + 8 ? reader.read(kMagicSize, "magic") : std::string();
+  if (magic != std::string(kMagic, kMagicSize)) {
     throw DataError("File " + path + " is not a checkpoint of this program (wrong magic bytes).");
   }
+  const std::string length = reader.read(8, "header length");
   uint64_t n = 0;
-  for (int i = 0; i < 8; ++i) n |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[kMagicSize + i])) << (8 * i);
-  size_t pos = kMagicSize + 8;
-  if (n > bytes.size() - pos) corrupt(path, "header runs past the end of the file");
+  for (int i = 0; i < 8; ++i) n |= static_cast<uint64_t>(static_cast<unsigned char>(length[i])) << (8 * i);
   json header;
   try {
-    header = json::parse(bytes.substr(pos, n));
+    header = json::parse(reader.read(n, "header"));
   } catch (const json::exception&) {
     corrupt(path, "unreadable header");
   }
-  pos += n;
   const int version = header.value("format_version", 0);
   if (version > kCheckpointFormatVersion) {
     throw DataError("Checkpoint " + path + " has format version " + std::to_string(version) +
@@ -84,22 +120,35 @@ Checkpoint load_checkpoint(const std::string& path) {
   const uint32_t header_crc = header.value("header_crc32", uint32_t{0});
   header.erase("header_crc32");
   if (crc_of(header.dump()) != header_crc) corrupt(path, "header checksum mismatch");
+  return header;
+}
 
+}  // namespace
+
+Checkpoint load_checkpoint(const std::string& path, CheckpointParts parts) {
+  CheckpointReader reader(path);
+  json header = read_header(reader, path);
   Checkpoint c;
-  c.config = header["config"];
-  c.state = header["state"];
-  for (const auto& s : header["sections"]) {
-    const std::string name = s.at("name");
-    const size_t size = s.at("size");
-    if (size > bytes.size() - pos) corrupt(path, "section '" + name + "' runs past the end of the file");
-    std::string payload = bytes.substr(pos, size);
-    pos += size;
-    if (crc_of(payload) != s.at("crc32").get<uint32_t>()) corrupt(path, "checksum mismatch in '" + name + "'");
-    if (name == "weights") c.weights = state_dict_from_bytes(payload, path);
-    else if (name == "optimizer") c.optimizer = std::move(payload);
-    else if (name == "rng") c.rng = tensors_from_bytes(payload, path);
+  try {
+    c.config = header.at("config");
+    c.state = header.at("state");
+    for (const auto& s : header.at("sections")) {
+      const std::string name = s.at("name");
+      const uint64_t size = s.at("size");
+      if (parts == CheckpointParts::kWeights && name != "weights") {
+        reader.skip(size, "section '" + name + "'");
+        continue;
+      }
+      std::string payload = reader.read(size, "section '" + name + "'");
+      if (crc_of(payload) != s.at("crc32").get<uint32_t>()) corrupt(path, "checksum mismatch in '" + name + "'");
+      if (name == "weights") c.weights = state_dict_from_bytes(payload, path);
+      else if (name == "optimizer") c.optimizer = std::move(payload);
+      else if (name == "rng") c.rng = tensors_from_bytes(payload, path);
+    }
+  } catch (const json::exception& e) {
+    corrupt(path, std::string("malformed header: ") + e.what());
   }
-  if (pos != bytes.size()) corrupt(path, "trailing bytes after the last section");
+  if (reader.left() != 0) corrupt(path, "trailing bytes after the last section");
   if (c.weights.empty()) corrupt(path, "no weights");
   return c;
 }

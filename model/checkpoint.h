@@ -32,9 +32,15 @@ struct Checkpoint {
 // Atomic write (temporary file, fsync, rename).
 void save_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
-// Verifies magic, version and checksums. A truncated, corrupt or foreign file
-// is a DataError naming it; a newer format version says to upgrade.
-Checkpoint load_checkpoint(const std::string& path);
+// What to read: everything (resuming, averaging), or the weights alone
+// (translating: the optimizer's state, two thirds of a training checkpoint,
+// is skipped, neither read nor held).
+enum class CheckpointParts { kAll, kWeights };
+
+// Verifies magic, version and the checksums of what it reads. A truncated,
+// corrupt or foreign file is a DataError naming it; a newer format version
+// says to upgrade.
+Checkpoint load_checkpoint(const std::string& path, CheckpointParts parts = CheckpointParts::kAll);
 
 // Cheap check used when choosing what to resume from: reads and verifies the
 // whole file, returns false (with the reason) instead of throwing.

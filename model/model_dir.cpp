@@ -99,7 +99,7 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
   if (!fs::exists(out.checkpoint_path)) {
     throw DataError("No checkpoint to load: " + out.checkpoint_path + " does not exist.");
   }
-  Checkpoint ckpt = load_checkpoint(out.checkpoint_path);
+  Checkpoint ckpt = load_checkpoint(out.checkpoint_path, CheckpointParts::kWeights);
   // The checkpoint's own model settings decide the architecture; they must
   // agree with the directory's config, or the vocabulary would not fit.
   ModelConfig trained = model_config_from_json(ckpt.config.at("model"), out.checkpoint_path);

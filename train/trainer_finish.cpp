@@ -26,7 +26,8 @@ void Trainer::finish_run() {
     // without one, last.pt stands in.
     const std::string best = fs::exists(paths_.best) ? paths_.best : paths_.last;
     nlohmann::json scored = nlohmann::json::array();
-    scored.push_back(score_checkpoint(fs::path(best).filename().string(), model::load_checkpoint(best)));
+    scored.push_back(score_checkpoint(fs::path(best).filename().string(),
+                                      model::load_checkpoint(best, model::CheckpointParts::kWeights)));
     if (average) scored.push_back(score_checkpoint(fs::path(paths_.average).filename().string(), *average));
     const auto& chosen = *std::max_element(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
       return a.at("score").template get<double>() < b.at("score").template get<double>();
