@@ -6,7 +6,7 @@
 // whole prefix at every step (same run, same sentences); the process's peak.
 //
 //   decode_bench --model DIR --src FILE [--ref FILE] [--limit N] [--ratio-limit N]
-//                [--precisions fp32,bf16] [--beams 1,4] [--batches 1,32]
+//                [--precisions fp32,bf16] [--beams 1,4] [--batches 1,32] [--parallel-batches 1,0]
 //                [--threads N] [--blas-threads N] [--device auto|cpu|cuda]
 //                [--checkpoint FILE] [--profile N]
 #include <sys/resource.h>
@@ -65,7 +65,7 @@ void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 struct Row {
   nmt::Precision precision = nmt::Precision::kFp32;
-  int64_t beam = 1, batch = 1;
+  int64_t beam = 1, batch = 1, parallel = 1;
   bool cached = true;
 };
 
@@ -76,6 +76,7 @@ Measurement measure(const nmt::model::LoadedModel& loaded, const std::vector<std
   o.search.beam = row.beam;
   o.search.cached = row.cached;
   o.batch_size = row.batch;
+  o.parallel_batches = row.parallel;
   Translator translator(loaded.model, loaded.vocabs, o);
   synchronize(device);
   reset_peak_rss();
@@ -97,9 +98,9 @@ Measurement measure(const nmt::model::LoadedModel& loaded, const std::vector<std
 // `vs_fp32`: outputs that differ from the fp32 row with the same beam and
 // batch (-1: not compared); `bleu` < 0: no reference given.
 void print_row(const Row& row, const Measurement& m, int64_t vs_fp32, double bleu) {
-  std::printf("| %-4s | %4lld | %5lld | %-11s | %9lld | %8.2f | %8.1f | %9.0f | %8.0f |",
+  std::printf("| %-4s | %4lld | %5lld | %8lld | %-11s | %9lld | %8.2f | %8.1f | %9.0f | %8.0f |",
               nmt::precision_name(row.precision), static_cast<long long>(row.beam), static_cast<long long>(row.batch),
-              row.cached ? "cache" : "full prefix", static_cast<long long>(m.sentences), m.seconds,
+              static_cast<long long>(row.parallel), row.cached ? "cache" : "full prefix", static_cast<long long>(m.sentences), m.seconds,
               m.sentences / m.seconds, m.target_tokens / m.seconds, m.peak_mib);
   if (vs_fp32 < 0) {
     std::printf(" %7s |", "-");
@@ -145,38 +146,43 @@ struct Args {
   int threads = 2, blas_threads = -1;
   size_t profile_rows = 0;  // > 0: an operator profile of each row (slows the row down)
   std::vector<std::string> precisions{"fp32", "bf16"};
-  std::vector<int64_t> beams{1, 4}, batches{1, 32};
+  std::vector<int64_t> beams{1, 4}, batches{1, 32}, parallel{1, 0};  // parallel 0: --threads
 };
 
-// The speed table: every precision x beam x batch, each row compared with
-// fp32's outputs for the same beam and batch.
+// The speed table: every precision x beam x batch x parallel batches, each
+// row compared with fp32's outputs for the same beam and batch.
 void speed_table(const Args& a, const nmt::model::LoadedModel& loaded, const std::vector<std::string>& lines,
                  const std::vector<std::string>& refs, const torch::Device& device) {
-  std::printf("| prec | beam | batch | decoder     | sentences |  seconds |  sent/s | tokens/s | peak MiB | vs fp32 |%s\n",
-              refs.empty() ? "" : "  BLEU  |");
-  std::printf("|------|------|-------|-------------|-----------|----------|---------|----------|----------|---------|%s\n",
+  std::printf("| prec | beam | batch | parallel | decoder     | sentences |  seconds |  sent/s | tokens/s | peak MiB |"
+              " vs fp32 |%s\n", refs.empty() ? "" : "  BLEU  |");
+  std::printf("|------|------|-------|----------|-------------|-----------|----------|---------|----------|----------|"
+              "---------|%s\n",
               refs.empty() ? "" : "--------|");
   std::map<std::pair<int64_t, int64_t>, std::vector<std::vector<int64_t>>> fp32_outputs;
   for (const auto precision : parse_precisions(a.precisions)) {
-    nmt::configure_cpu_threads(a.threads, precision, a.blas_threads);
+    const int cores = nmt::configure_cpu_threads(a.threads, precision, a.blas_threads).cores;
     for (int64_t beam : a.beams) {
       for (int64_t batch : a.batches) {
-        const Row row{precision, beam, batch, true};
-        Measurement m;
-        if (a.profile_rows > 0) {
-          nmt::bench::print_op_profile([&] { m = measure(loaded, lines, row, device); }, a.profile_rows);
-        } else {
-          m = measure(loaded, lines, row, device);
+        for (int64_t parallel : a.parallel) {
+          const Row row{precision, beam, batch, parallel > 0 ? parallel : cores, true};
+          Measurement m;
+          if (a.profile_rows > 0) {
+            nmt::bench::print_op_profile([&] { m = measure(loaded, lines, row, device); }, a.profile_rows);
+          } else {
+            m = measure(loaded, lines, row, device);
+          }
+          // The first fp32 row of a beam and batch is the one the others are compared with.
+          const auto key = std::make_pair(beam, batch);
+          const auto first = fp32_outputs.find(key);
+          int64_t vs_fp32 = -1;
+          if (first == fp32_outputs.end()) {
+            if (precision == nmt::Precision::kFp32) fp32_outputs[key] = m.outputs;
+          } else {
+            vs_fp32 = 0;
+            for (size_t i = 0; i < m.outputs.size(); ++i) vs_fp32 += m.outputs[i] != first->second[i];
+          }
+          print_row(row, m, vs_fp32, refs.empty() ? -1.0 : nmt::eval::corpus_bleu(m.texts, refs).score);
         }
-        int64_t vs_fp32 = -1;
-        const auto key = std::make_pair(beam, batch);
-        if (precision == nmt::Precision::kFp32) {
-          fp32_outputs[key] = m.outputs;
-        } else if (fp32_outputs.count(key) != 0) {
-          vs_fp32 = 0;
-          for (size_t i = 0; i < m.outputs.size(); ++i) vs_fp32 += m.outputs[i] != fp32_outputs[key][i];
-        }
-        print_row(row, m, vs_fp32, refs.empty() ? -1.0 : nmt::eval::corpus_bleu(m.texts, refs).score);
       }
     }
   }
@@ -194,6 +200,9 @@ int bench_main(int argc, char** argv) {
   app.add_option("--precisions", a.precisions, "fp32 and/or bf16")->delimiter(',')->capture_default_str();
   app.add_option("--beams", a.beams, "Beam sizes")->delimiter(',')->capture_default_str();
   app.add_option("--batches", a.batches, "Batch sizes (sentences)")->delimiter(',')->capture_default_str();
+  app.add_option("--parallel-batches", a.parallel, "Batches decoded at once, each on one thread (0: --threads)")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--threads", a.threads, "CPU threads (set explicitly so runs compare)")->capture_default_str();
   app.add_option("--blas-threads", a.blas_threads, "OpenBLAS threads (default: as the precision's plan)");
   app.add_option("--device", a.device_name, "auto, cpu or cuda")->capture_default_str();
@@ -211,15 +220,15 @@ int bench_main(int argc, char** argv) {
   std::printf("model %s (%s), %zu sentences from %s, %d threads, device %s\n\n", a.model_dir.c_str(),
               loaded.checkpoint_path.c_str(), lines.size(), a.src.c_str(), used, device.str().c_str());
   const std::vector<std::string> warm_up(lines.begin(), lines.begin() + std::min<size_t>(8, lines.size()));
-  measure(loaded, warm_up, Row{nmt::Precision::kFp32, 4, 8, true}, device);
+  measure(loaded, warm_up, Row{nmt::Precision::kFp32, 4, 8, 1, true}, device);
   speed_table(a, loaded, lines, refs, device);
   nmt::configure_cpu_threads(a.threads, nmt::Precision::kFp32, a.blas_threads);
   const std::vector<std::string> subset(lines.begin(), lines.begin() + std::min<size_t>(a.ratio_limit, lines.size()));
   if (!subset.empty() && a.ratio_limit > 0) {
     std::printf("\ncache vs full-prefix recomputation (fp32, batch 32), %zu sentences:\n", subset.size());
     for (int64_t beam : {1, 4}) {
-      const auto cached = measure(loaded, subset, Row{nmt::Precision::kFp32, beam, 32, true}, device);
-      const auto full = measure(loaded, subset, Row{nmt::Precision::kFp32, beam, 32, false}, device);
+      const auto cached = measure(loaded, subset, Row{nmt::Precision::kFp32, beam, 32, 1, true}, device);
+      const auto full = measure(loaded, subset, Row{nmt::Precision::kFp32, beam, 32, 1, false}, device);
       std::printf("  beam %lld: cache %.2f s, full prefix %.2f s: %.2fx faster; %lld of %zu outputs differ\n",
                   static_cast<long long>(beam), cached.seconds, full.seconds, full.seconds / cached.seconds,
                   static_cast<long long>(differing(cached, full)), subset.size());

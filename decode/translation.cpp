@@ -8,6 +8,7 @@
 #include "data/line_reader.h"
 #include "decode/beam_search.h"
 #include "decode/model_scorer.h"
+#include "decode/parallel_batches.h"
 #include "util/error.h"
 
 namespace nmt::decode {
@@ -62,6 +63,9 @@ class KeepAttention {
 void TranslatorOptions::validate() const {
   search.validate();
   if (batch_size < 1) throw UsageError("--batch-size must be at least 1 (got " + std::to_string(batch_size) + ").");
+  if (parallel_batches < 1) {
+    throw UsageError("--parallel-batches must be at least 1 (got " + std::to_string(parallel_batches) + ").");
+  }
 }
 
 Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options)
@@ -135,14 +139,16 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return sources[a].size() > sources[b].size(); });
   std::vector<std::vector<Hypothesis>> out(sources.size());
-  const auto batch_size = static_cast<size_t>(options_.batch_size);
-  for (size_t begin = 0; begin < order.size(); begin += batch_size) {
-    const size_t end = std::min(order.size(), begin + batch_size);
+  const std::vector<size_t> starts = split_into_batches(order.size(), options_.batch_size, options_.parallel_batches);
+  // Once for all batches: concurrent batches must not switch the mode under each other.
+  EvalMode eval(*model_);
+  run_parallel_batches(starts.size() - 1, options_.parallel_batches, [&](size_t b) {
+    const size_t begin = starts[b], end = starts[b + 1];
     std::vector<const std::vector<int64_t>*> batch;
     for (size_t k = begin; k < end; ++k) batch.push_back(&sources[order[k]]);
     auto results = translate_batch(batch);
     for (size_t k = begin; k < end; ++k) out[order[k]] = std::move(results[k - begin]);
-  }
+  });
   return out;
 }
 
@@ -165,7 +171,6 @@ torch::Tensor Translator::wrap_sources(const std::vector<const std::vector<int64
 std::vector<std::vector<Hypothesis>> Translator::translate_batch(
     const std::vector<const std::vector<int64_t>*>& batch) {
   c10::InferenceMode inference;
-  EvalMode eval(*model_);
   AutocastScope autocast(options_.precision, device_);
   std::vector<int64_t> max_lengths;
   for (const auto* s : batch) {

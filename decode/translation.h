@@ -20,6 +20,9 @@ struct TranslatorOptions {
   SearchOptions search;
   int64_t batch_size = 32;  // sentences per batch; each takes `beam` rows
   Precision precision = Precision::kFp32;  // bf16: decode under bf16 autocast
+  // Batches decoded at once, each on one core (decode/parallel_batches.h);
+  // 1: one batch at a time on every thread the process has.
+  int64_t parallel_batches = 1;
   void validate() const;    // UsageError naming the option
 };
 
@@ -46,7 +49,7 @@ class Translator {
 
   // Sources as subword ids without sos/eos, each at most max_source_tokens():
   // hypotheses per source, in input order. Sorts by length into batches of
-  // options.batch_size sentences.
+  // options.batch_size sentences, options.parallel_batches of them at once.
   std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int64_t>>& sources);
 
   // Teacher-forced pass over `target` (ids without bos/eos) for `source`

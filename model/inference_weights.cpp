@@ -19,8 +19,20 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
   TORCH_CHECK(!weights.empty() && weights.size() == biases.size(), "a linear needs one bias (or none) per weight");
   if (torch::GradMode::is_enabled()) return torch::linear(x, stacked(weights), stacked(biases));
   const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
-  refresh(weights, biases, dtype);
-  return torch::linear(x, weight_, bias_);
+  torch::Tensor weight, bias;
+  {
+    // Batches may be decoded concurrently (decode/parallel_batches.h).
+    std::lock_guard<std::mutex> lock(mutex_);
+    refresh(weights, biases, dtype);
+    weight = weight_;
+    bias = bias_;
+  }
+  if (x.dim() == 2) return torch::linear(x, weight, bias);
+  // As rows: a 2-D input takes the fused bias path (addmm), a 3-D one a
+  // product and then a separate pass to add the bias.
+  auto out_sizes = x.sizes().vec();
+  out_sizes.back() = weight.size(0);
+  return torch::linear(x.reshape({-1, x.size(-1)}), weight, bias).view(out_sizes);
 }
 
 void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,7 @@ class InferenceWeights {
   // [out_i] (undefined: none). With autograd on: a plain linear of the
   // parameters (stacked when several), nothing kept. Without: the weights in
   // autocast's dtype, rebuilt only when a parameter's data or version changes.
+  // Thread-safe.
   torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
                        const std::vector<torch::Tensor>& biases);
 
@@ -26,6 +28,7 @@ class InferenceWeights {
   void refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
                c10::ScalarType dtype);
 
+  std::mutex mutex_;  // guards what follows
   torch::Tensor weight_, bias_;
   std::vector<std::pair<const void*, uint32_t>> sources_;  // data and version of each parameter
   c10::ScalarType dtype_ = c10::ScalarType::Float;

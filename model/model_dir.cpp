@@ -10,6 +10,7 @@
 #include "model/state_dict.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/threads.h"
 
 namespace nmt::model {
 
@@ -118,6 +119,11 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
   out.model->to(device);
   out.model->eval();
   out.step = ckpt.step();
+  ckpt = Checkpoint{};
+  // The file's bytes and the staging copies of the weights are freed now;
+  // without this the heap (kept large on purpose, util/threads.h) would hold
+  // them for the translator's lifetime.
+  release_free_heap();
   return out;
 }
 

@@ -29,7 +29,7 @@ ThreadPlan configure_cpu_threads(int n, Precision precision, int blas) {
   }
   if (blas >= 1) plan.blas = blas;
   at::set_num_threads(plan.aten);
-  if (auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads")) set(plan.blas);
+  set_blas_threads(plan.blas);
   return plan;
 }
 
@@ -38,10 +38,16 @@ int blas_threads() {
   return -1;
 }
 
+void set_blas_threads(int n) {
+  if (auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads")) set(n);
+}
+
 void keep_large_blocks_in_heap(bool on) {
   // glibc's defaults: at most 65536 mappings, trim the heap top above 128 KiB.
   ::mallopt(M_MMAP_MAX, on ? 0 : 65536);
   ::mallopt(M_TRIM_THRESHOLD, on ? (1 << 30) : 128 * 1024);
 }
+
+void release_free_heap() { ::malloc_trim(0); }
 
 }  // namespace nmt

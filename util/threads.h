@@ -23,11 +23,18 @@ ThreadPlan configure_cpu_threads(int n, Precision precision = Precision::kFp32, 
 // OpenBLAS's pool size, or -1 when the BLAS in use is not OpenBLAS.
 int blas_threads();
 
+// Sets OpenBLAS's pool size (nothing when the BLAS is not OpenBLAS).
+void set_blas_threads(int n);
+
 // With `on`, glibc serves large blocks from its heap and keeps freed memory
 // there, instead of mapping fresh pages for every large tensor and unmapping
 // them on free: each step's [batch, len, vocab] logits and their gradients
 // then stop costing page faults (the kernel zeroes every new page).
 // Off restores glibc's defaults.
 void keep_large_blocks_in_heap(bool on);
+
+// Gives the heap's free memory back to the system (glibc's malloc_trim): for
+// after a one-off peak, such as loading a model, that the heap would keep.
+void release_free_heap();
 
 }  // namespace nmt

@@ -1,0 +1,75 @@
+#include "decode/parallel_batches.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <ATen/Parallel.h>
+
+#include "util/threads.h"
+
+namespace nmt::decode {
+namespace {
+
+// Puts ATen's intra-op pool and OpenBLAS's pool back as they were.
+class RestoreThreadSettings {
+ public:
+  RestoreThreadSettings() : aten_(at::get_num_threads()), blas_(blas_threads()) {}
+  ~RestoreThreadSettings() {
+    at::set_num_threads(aten_);
+    if (blas_ > 0) set_blas_threads(blas_);
+  }
+  RestoreThreadSettings(const RestoreThreadSettings&) = delete;
+  RestoreThreadSettings& operator=(const RestoreThreadSettings&) = delete;
+
+ private:
+  int aten_, blas_;
+};
+
+}  // namespace
+
+std::vector<size_t> split_into_batches(size_t n, int64_t batch_size, int64_t parallel) {
+  const auto size = static_cast<size_t>(std::max<int64_t>(1, batch_size));
+  std::vector<size_t> starts{0};
+  if (parallel <= 1) {
+    while (starts.back() < n) starts.push_back(std::min(n, starts.back() + size));
+    return starts;
+  }
+  const auto p = static_cast<size_t>(parallel);
+  const size_t batches = std::min(n, ((n + size - 1) / size + p - 1) / p * p);
+  for (size_t b = 0; b < batches; ++b) starts.push_back(starts.back() + n / batches + (b < n % batches ? 1 : 0));
+  return starts;
+}
+
+void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void(size_t)>& job) {
+  const auto threads = static_cast<size_t>(std::max<int64_t>(1, std::min<int64_t>(workers, jobs)));
+  if (threads <= 1) {
+    for (size_t i = 0; i < jobs; ++i) job(i);
+    return;
+  }
+  RestoreThreadSettings restore;
+  set_blas_threads(1);  // OpenBLAS then computes on each caller's thread, without its shared pool
+  std::atomic<size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  auto work = [&] {
+    at::set_num_threads(1);  // this thread's OpenMP team: itself
+    try {
+      for (size_t i = next++; i < jobs; i = next++) job(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = jobs;  // no further jobs start
+    }
+  };
+  std::vector<std::thread> others;
+  for (size_t t = 1; t < threads; ++t) others.emplace_back(work);
+  work();
+  for (auto& t : others) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace nmt::decode
