@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -53,14 +54,26 @@ void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void
   RestoreThreadSettings restore;
   set_blas_threads(1);  // OpenBLAS then computes on each caller's thread, without its shared pool
   std::atomic<size_t> next{0};
-  std::mutex failure_mutex;
+  std::mutex mutex;
+  std::condition_variable all_set;
+  size_t settled = 0;
   std::exception_ptr failure;
   auto work = [&] {
-    at::set_num_threads(1);  // this thread's OpenMP team: itself
+    // Each thread's OpenMP team becomes itself. at::set_num_threads also
+    // empties oneDNN's computation cache, which another thread's product may
+    // be using: every thread settles (ATen's lazy per-thread set-up included)
+    // before any computes.
+    at::set_num_threads(1);
+    at::get_num_threads();
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (++settled == threads) all_set.notify_all();
+      all_set.wait(lock, [&] { return settled == threads; });
+    }
     try {
       for (size_t i = next++; i < jobs; i = next++) job(i);
     } catch (...) {
-      std::lock_guard<std::mutex> lock(failure_mutex);
+      std::lock_guard<std::mutex> lock(mutex);
       if (!failure) failure = std::current_exception();
       next = jobs;  // no further jobs start
     }
