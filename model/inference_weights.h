@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include <ATen/native/quantized/PackedParams.h>
 #include <c10/core/ScalarType.h>
 #include <torch/types.h>
 
@@ -20,21 +19,17 @@ class InferenceWeights {
   // x [..., in] -> [..., sum of out_i] for weights [out_i, in] and biases
   // [out_i] (undefined: none). With autograd on: a plain linear of the
   // parameters (stacked when several), nothing kept. Without: the weights in
-  // autocast's dtype, rebuilt only when a parameter's data or version changes;
-  // under int8 (util/precision.h) the weights quantized per output channel
-  // (symmetric, scale max|w| / 127) and packed for oneDNN's dynamic int8
-  // product. Thread-safe.
+  // autocast's dtype, rebuilt only when a parameter's data or version changes.
+  // Thread-safe.
   torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
                        const std::vector<torch::Tensor>& biases);
 
  private:
-  // dtype kQInt8: packs int8 weights instead of casting.
   void refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
                c10::ScalarType dtype);
 
   std::mutex mutex_;  // guards what follows
   torch::Tensor weight_, bias_;
-  c10::intrusive_ptr<LinearPackedParamsBase> int8_;
   std::vector<std::pair<const void*, uint32_t>> sources_;  // data and version of each parameter
   c10::ScalarType dtype_ = c10::ScalarType::Float;
 };

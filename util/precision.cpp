@@ -1,6 +1,5 @@
 #include "util/precision.h"
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -42,8 +41,6 @@ void set_autocast_dtype(c10::DeviceType type, at::ScalarType dtype) {
 }
 #endif
 
-thread_local bool int8_linears = false;
-
 bool cpuinfo_has_flag(const std::string& wanted) {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
@@ -74,18 +71,7 @@ std::optional<c10::ScalarType> active_autocast_dtype(const c10::Device& device) 
   return autocast_dtype(device.type());
 }
 
-bool int8_linears_active() { return int8_linears; }
-
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::kBf16:
-      return "bf16";
-    case Precision::kInt8:
-      return "int8";
-    default:
-      return "fp32";
-  }
-}
+const char* precision_name(Precision p) { return p == Precision::kBf16 ? "bf16" : "fp32"; }
 
 PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& device) {
   if (wanted == "fp32") return {Precision::kFp32, "asked for"};
@@ -94,16 +80,6 @@ PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& d
       throw UsageError("precision \"bf16\" needs a LibTorch built with oneDNN on the CPU; use \"fp32\" or \"auto\".");
     }
     return {Precision::kBf16, "asked for"};
-  }
-  if (wanted == "int8") {
-    const auto& engines = at::globalContext().supportedQEngines();
-    const bool onednn = std::find(engines.begin(), engines.end(), at::QEngine::ONEDNN) != engines.end();
-    if (!device.is_cpu() || !onednn) {
-      throw UsageError("precision \"int8\" needs the CPU and a LibTorch with oneDNN's quantized engine; use "
-                       "\"fp32\", \"bf16\" or \"auto\".");
-    }
-    at::globalContext().setQEngine(at::QEngine::ONEDNN);
-    return {Precision::kInt8, "asked for"};
   }
   if (wanted != "auto") {
     throw UsageError("precision must be \"fp32\", \"bf16\" or \"auto\", not \"" + wanted + "\".");
@@ -117,11 +93,6 @@ PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& d
 }
 
 AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
-  if (precision == Precision::kInt8 && device.is_cpu()) {
-    was_int8_ = int8_linears;
-    int8_linears = int8_ = true;
-    return;
-  }
   if (precision != Precision::kBf16) return;
   type_ = device.type();
   // Nested scopes leave autocast (on or off, and its dtype) as they found it.
@@ -133,7 +104,6 @@ AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
 }
 
 AutocastScope::~AutocastScope() {
-  if (int8_) int8_linears = was_int8_;
   if (!active_) return;
   set_autocast_dtype(type_, was_dtype_);
   set_autocast_on(type_, was_on_);

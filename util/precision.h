@@ -12,10 +12,7 @@
 
 namespace nmt {
 
-// kInt8 is for decoding only: linear layers through dynamic int8
-// quantization (weights int8 per output channel, activations quantized per
-// product; model/inference_weights.h), everything else fp32.
-enum class Precision { kFp32, kBf16, kInt8 };
+enum class Precision { kFp32, kBf16 };
 
 struct PrecisionChoice {
   Precision precision = Precision::kFp32;
@@ -41,11 +38,8 @@ bool autocast_enabled_on_cpu();
 // where autocast is off.
 std::optional<c10::ScalarType> active_autocast_dtype(const c10::Device& device);
 
-// True inside an AutocastScope for kInt8 on this thread.
-bool int8_linears_active();
-
-// For the scope's lifetime: bf16 autocast on `device` (CPU or CUDA); int8
-// linear layers on this thread (CPU); nothing for fp32.
+// bf16 autocast on `device` (CPU or CUDA) for the scope's lifetime; nothing
+// for fp32.
 class AutocastScope {
  public:
   AutocastScope(Precision precision, const c10::Device& device);
@@ -55,7 +49,7 @@ class AutocastScope {
 
  private:
   c10::DeviceType type_ = c10::kCPU;
-  bool active_ = false, was_on_ = false, int8_ = false, was_int8_ = false;
+  bool active_ = false, was_on_ = false;
   c10::ScalarType was_dtype_ = c10::ScalarType::BFloat16;
 };
 

@@ -14,7 +14,7 @@ ThreadPlan configure_cpu_threads(int n, Precision precision, int blas) {
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ThreadPlan plan;
   plan.cores = n;
-  if (precision == Precision::kBf16 || precision == Precision::kInt8) {
+  if (precision == Precision::kBf16) {
     // oneDNN's bf16 products run on ATen's pool: it gets every core. On 2
     // cores 2 ATen threads trained 1.2-1.5x faster than 1; 1 or 2 OpenBLAS
     // threads measured the same (bench/train_bench --precision bf16).

@@ -16,7 +16,7 @@ struct ThreadPlan {
 
 // Use n cores (n <= 0: all), split for the precision that does the heavy work.
 // fp32: OpenBLAS gets n threads (or blas_threads when >= 1), ATen ceil(n / 2).
-// bf16 and int8: oneDNN runs the matrix products on ATen's pool, which gets n threads;
+// bf16: oneDNN runs the matrix products on ATen's pool, which gets n threads;
 // OpenBLAS, left with little, gets one.
 ThreadPlan configure_cpu_threads(int n, Precision precision = Precision::kFp32, int blas_threads = -1);
 

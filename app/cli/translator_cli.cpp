@@ -72,9 +72,8 @@ void add_options(CLI::App& app, Args& a) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   app.add_option("--precision", a.precision,
-                 "fp32, bf16, or auto: bf16 where the device runs it fast (CUDA, CPUs with avx512_bf16 or AMX); "
-                 "int8: linear layers through dynamic int8 quantization (CPU)")
-      ->check(CLI::IsMember({"auto", "fp32", "bf16", "int8"}))
+                 "fp32, bf16, or auto: bf16 where the device runs it fast (CUDA, CPUs with avx512_bf16 or AMX)")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16"}))
       ->capture_default_str();
   app.add_option("--threads", a.threads, "CPU threads (0: one per core)")->capture_default_str();
   app.add_option("--parallel-batches", a.parallel_batches,
