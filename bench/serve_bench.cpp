@@ -42,6 +42,7 @@ struct Totals {
   std::mutex mutex;
   std::vector<double> latencies;  // seconds, timed phase only
   int64_t requests = 0, sentences = 0, failed = 0;
+  std::string first_failure;  // what the first failed request got
 };
 
 // Resident memory of `pid` in MiB (VmRSS), 0 if unknown.
@@ -79,6 +80,11 @@ void client_loop(const Args& a, const std::vector<std::string>& lines, size_t fi
     if (start < timed_from) continue;
     if (!r || r->status != 200) {
       ++failed;
+      std::lock_guard<std::mutex> lock(totals.mutex);
+      if (totals.first_failure.empty()) {
+        totals.first_failure = r ? "status " + std::to_string(r->status) + ": " + r->body.substr(0, 300)
+                                 : "no answer (" + httplib::to_string(r.error()) + ")";
+      }
       continue;
     }
     ++requests;
@@ -133,6 +139,7 @@ void run_level(const Args& a, const std::vector<std::string>& lines, int connect
     std::printf(" %.0f | %.0f |", early, late);
   }
   std::printf("\n");
+  if (!totals.first_failure.empty()) std::printf("first failure: %s\n", totals.first_failure.c_str());
   if (rss.size() >= 120) print_rss_by_minute(connections, rss);
   std::fflush(stdout);
 }

@@ -37,7 +37,7 @@ struct Args {
   std::string device = "auto";
   std::string precision = "auto";
   int threads = 0;
-  int64_t parallel_batches = 0;  // 0: one per core used on the CPU, 1 on a GPU
+  int64_t parallel_batches = 1;  // 0: one per core used on the CPU
   decode::TranslatorOptions options;
   std::vector<std::string> text;
   bool beam_given = false;
@@ -77,7 +77,8 @@ void add_options(CLI::App& app, Args& a) {
       ->capture_default_str();
   app.add_option("--threads", a.threads, "CPU threads (0: one per core)")->capture_default_str();
   app.add_option("--parallel-batches", a.parallel_batches,
-                 "Batches decoded at once, each on one thread (0: one per CPU thread; 1: each batch on all threads)")
+                 "Batches decoded at once on the CPU, each on one thread (0: one per CPU thread; 1: each batch on "
+                 "all threads). Not with --serve")
       ->capture_default_str();
   app.add_option("text", a.text, "Sentences to translate, one per argument");
   add_serve_options(app, a.serve);
@@ -106,6 +107,13 @@ void check_args(Args& a) {
   if (a.threads < 0) throw UsageError("--threads must not be negative (got " + std::to_string(a.threads) + ").");
   if (a.parallel_batches < 0) {
     throw UsageError("--parallel-batches must not be negative (got " + std::to_string(a.parallel_batches) + ").");
+  }
+  // Under load a server decoding rounds in parallel batches began failing
+  // every request ("Broken promise" from inside the decoding) after a few
+  // thousand rounds; until that is understood the server decodes one batch
+  // at a time.
+  if (a.serve.serve && a.parallel_batches != 1) {
+    throw UsageError("--parallel-batches is not available with --serve yet; the server decodes one batch at a time.");
   }
   // A wider n-best asks for a wider beam unless the beam was set explicitly.
   if (!a.beam_given && a.options.search.nbest > a.options.search.beam) a.options.search.beam = a.options.search.nbest;
@@ -235,7 +243,7 @@ int run_translation(Args& a) {
   const auto device = resolve_device(a.device);
   a.options.precision = choose_precision(a.precision, device).precision;
   const int cores = configure_cpu_threads(a.threads, a.options.precision).cores;
-  a.options.parallel_batches = a.parallel_batches > 0 ? a.parallel_batches : device.is_cpu() ? cores : 1;
+  a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
   if (a.serve.serve) return run_server(a.serve, a.model_dir, a.checkpoint, device, a.options);
   auto loaded = model::load_model_dir(a.model_dir, a.checkpoint, device);
   if (!loaded.why.empty()) {
