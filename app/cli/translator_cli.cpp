@@ -109,9 +109,10 @@ void check_args(Args& a) {
     throw UsageError("--parallel-batches must not be negative (got " + std::to_string(a.parallel_batches) + ").");
   }
   // Under load a server decoding rounds in parallel batches began failing
-  // every request ("Broken promise" from inside the decoding) after a few
-  // thousand rounds; until that is understood the server decodes one batch
-  // at a time.
+  // every request after a few thousand rounds: oneDNN's primitive creation
+  // (brgemm) threw inside a worker while the batcher thread, with another
+  // thread count, created the same primitive. Until that is fixed the server
+  // decodes one batch at a time.
   if (a.serve.serve && a.parallel_batches != 1) {
     throw UsageError("--parallel-batches is not available with --serve yet; the server decodes one batch at a time.");
   }
