@@ -110,9 +110,8 @@ void check_args(Args& a) {
   }
   // Under load a server decoding rounds in parallel batches began failing
   // every request after a few thousand rounds: oneDNN's primitive creation
-  // (brgemm) threw inside a worker while the batcher thread, with another
-  // thread count, created the same primitive. Until that is fixed the server
-  // decodes one batch at a time.
+  // (brgemm) threw inside one decoding thread while others created theirs.
+  // Until that is fixed the server decodes one batch at a time.
   if (a.serve.serve && a.parallel_batches != 1) {
     throw UsageError("--parallel-batches is not available with --serve yet; the server decodes one batch at a time.");
   }
