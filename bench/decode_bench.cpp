@@ -24,6 +24,7 @@
 #include "app/cli/run_main.h"
 #include "bench/bench_input.h"
 #include "bench/op_profile.h"
+#include "bench/proc_status.h"
 #include "data/line_reader.h"
 #include "decode/translation.h"
 #include "eval/bleu.h"
@@ -51,14 +52,7 @@ void synchronize(const torch::Device& device) {
 
 // Linux: VmHWM, the peak resident set since the last reset_peak_rss() (or
 // the start); -1 where /proc cannot tell.
-double peak_rss_since_reset_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // "VmHWM:   123456 kB"
-  }
-  return -1;
-}
+double peak_rss_since_reset_mib() { return nmt::bench::proc_status_mib("VmHWM"); }
 
 // Writing 5 to clear_refs resets VmHWM to the current resident set.
 void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }

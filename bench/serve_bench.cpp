@@ -22,6 +22,7 @@
 
 #include "app/cli/run_main.h"
 #include "bench/bench_input.h"
+#include "bench/proc_status.h"
 #include "data/line_reader.h"
 #include "util/error.h"
 
@@ -46,20 +47,7 @@ struct Totals {
 };
 
 // Resident memory of `pid` in MiB (VmRSS), 0 if unknown.
-double rss_mib(int pid) {
-  if (pid <= 0) return 0;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "VmRSS:") {
-      double kib = 0;
-      in >> kib;
-      return kib / 1024.0;
-    }
-    std::getline(in, key);
-  }
-  return 0;
-}
+double rss_mib(int pid) { return pid > 0 ? std::max(0.0, nmt::bench::proc_status_mib("VmRSS", pid)) : 0; }
 
 // One client: requests back to back until `end`; counts only after `timed_from`.
 void client_loop(const Args& a, const std::vector<std::string>& lines, size_t first, Clock::time_point timed_from,

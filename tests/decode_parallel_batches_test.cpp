@@ -14,6 +14,7 @@
 
 #include "decode/parallel_batches.h"
 #include "decode/translation.h"
+#include "tests/test_support.h"
 #include "util/config.h"
 #include "util/threads.h"
 
@@ -77,16 +78,8 @@ TEST(RunParallelBatches, AJobsErrorReachesTheCallerAndStopsTheRest) {
 }
 
 model::Transformer tiny_model() {
-  ModelConfig c;
-  c.d_model = 32;
-  c.n_head = 4;
-  c.ffn_hidden = 48;
-  c.n_layers = 2;
-  c.max_len = 40;
-  c.enc_voc_size = c.dec_voc_size = 50;
-  c.drop_prob = 0.0;
   torch::manual_seed(21);
-  model::Transformer model(c);
+  model::Transformer model(test::tiny_decoder_test_config(40, 50));
   init_weights_like_reference(*model);
   return model;
 }

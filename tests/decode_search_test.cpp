@@ -12,6 +12,7 @@
 #include "decode/length_penalty.h"
 #include "decode/model_scorer.h"
 #include "decode/translation.h"
+#include "tests/test_support.h"
 #include "util/error.h"
 
 namespace nmt::decode {
@@ -125,22 +126,9 @@ TEST(SearchOnKnownDistribution, FinishedSentencesLeaveTheBatch) {
   EXPECT_EQ(scorer.rows_seen[1], 4);  // two sentences left, two beams each
 }
 
-ModelConfig tiny_config() {
-  ModelConfig c;
-  c.d_model = 32;
-  c.n_head = 4;
-  c.ffn_hidden = 48;
-  c.n_layers = 2;
-  c.max_len = 32;
-  c.enc_voc_size = 40;
-  c.dec_voc_size = 40;
-  c.drop_prob = 0.0;
-  return c;
-}
-
 model::Transformer tiny_model(uint64_t seed) {
   torch::manual_seed(seed);
-  model::Transformer model(tiny_config());
+  model::Transformer model(test::tiny_decoder_test_config(32, 40));
   init_weights_like_reference(*model);
   model->eval();
   return model;

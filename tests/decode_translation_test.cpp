@@ -11,6 +11,7 @@
 #include "decode/attention_svg.h"
 #include "decode/translation.h"
 #include "decode/translation_stream.h"
+#include "tests/test_support.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "vocab/vocabularies.h"
@@ -31,16 +32,8 @@ class TranslatorText : public ::testing::Test {
   }
 
   Translator make(int64_t beam, int64_t batch, int64_t max_len = 24) {
-    ModelConfig c;
-    c.d_model = 32;
-    c.n_head = 4;
-    c.ffn_hidden = 48;
-    c.n_layers = 2;
-    c.max_len = max_len;
-    c.drop_prob = 0.0;
-    c.enc_voc_size = c.dec_voc_size = vocabs_->src->size();
     torch::manual_seed(5);
-    model::Transformer model(c);
+    model::Transformer model(test::tiny_decoder_test_config(max_len, vocabs_->src->size()));
     init_weights_like_reference(*model);
     TranslatorOptions o;
     o.search.beam = beam;

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "util/config.h"
+
 namespace nmt::test {
 
 // Passes when |a - e| <= atol + rtol * |e| everywhere; otherwise reports both
@@ -33,6 +35,20 @@ inline ::testing::AssertionResult tensors_close(const torch::Tensor& actual, con
      << "; worst element (flat index " << worst << ") actual " << a.flatten()[worst].item<double>() << " expected "
      << e.flatten()[worst].item<double>() << " (rtol " << rtol << ", atol " << atol << ")";
   return ::testing::AssertionFailure() << ss.str();
+}
+
+// The small model the decoding tests translate with: d_model 32, 4 heads,
+// ffn 48, 2+2 layers, no dropout.
+inline ModelConfig tiny_decoder_test_config(int64_t max_len, int64_t vocab_size) {
+  ModelConfig c;
+  c.d_model = 32;
+  c.n_head = 4;
+  c.ffn_hidden = 48;
+  c.n_layers = 2;
+  c.max_len = max_len;
+  c.enc_voc_size = c.dec_voc_size = vocab_size;
+  c.drop_prob = 0.0;
+  return c;
 }
 
 inline std::string source_dir() {
