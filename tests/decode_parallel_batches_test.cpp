@@ -16,6 +16,7 @@
 #include "decode/translation.h"
 #include "tests/test_support.h"
 #include "util/config.h"
+#include "util/onednn_cache.h"
 #include "util/threads.h"
 
 namespace nmt::decode {
@@ -63,6 +64,22 @@ TEST(RunParallelBatches, RunsEveryJobOnceAndRestoresThreadSettings) {
     EXPECT_EQ(at::get_num_threads(), aten_before);
     EXPECT_EQ(blas_threads(), blas_before);
   }
+}
+
+// Debian's oneDNN 2.6 fails now and then when its primitive cache evicts while
+// several threads use it (util/onednn_cache.h): while batches run at once the
+// cache must not evict, and afterwards its capacity comes back.
+TEST(RunParallelBatches, OneDnnsCacheDoesNotEvictWhileBatchesRunAtOnce) {
+  const int before = onednn_primitive_cache_capacity();
+  if (before < 0) GTEST_SKIP() << "oneDNN's C API is not visible in this LibTorch";
+  std::vector<int> seen(4, -1);
+  run_parallel_batches(seen.size(), 2, [&](size_t i) { seen[i] = onednn_primitive_cache_capacity(); });
+  for (int capacity : seen) EXPECT_GE(capacity, 1 << 20);
+  EXPECT_EQ(onednn_primitive_cache_capacity(), before);
+  run_parallel_batches(seen.size(), 1, [&](size_t i) { seen[i] = onednn_primitive_cache_capacity(); });
+  for (int capacity : seen) EXPECT_EQ(capacity, before);  // one thread: nothing to guard against
+  EXPECT_THROW(run_parallel_batches(3, 2, [](size_t) { throw std::runtime_error("failed"); }), std::runtime_error);
+  EXPECT_EQ(onednn_primitive_cache_capacity(), before);  // restored when a job fails too
 }
 
 TEST(RunParallelBatches, AJobsErrorReachesTheCallerAndStopsTheRest) {
