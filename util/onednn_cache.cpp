@@ -10,8 +10,8 @@ namespace {
 using GetCapacity = int (*)(int*);
 using SetCapacity = int (*)(int);
 constexpr int kDnnlSuccess = 0;
-// Far above one call's primitives: a 2,000-line chunk at beam 4 creates a
-// few thousand.
+// Far above one call's primitives: translating the 1,014 Multi30k validation
+// lines (one call) with the base model in bf16 created 1,387.
 constexpr int kPausedCapacity = 1 << 20;
 
 template <typename Fn>
