@@ -53,7 +53,7 @@ void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void
     return;
   }
   RestoreThreadSettings restore;
-  PrimitiveCacheEvictionPause pause;  // oneDNN 2.6 fails when it evicts while threads use it (util/onednn_cache.h)
+  keep_onednn_primitives();  // oneDNN 2.6 fails once it evicts what several threads used (util/onednn_cache.h)
   set_blas_threads(1);  // OpenBLAS then computes on each caller's thread, without its shared pool
   std::atomic<size_t> next{0};
   std::mutex mutex;

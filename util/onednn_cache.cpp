@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <mutex>
+
 namespace nmt {
 namespace {
 
@@ -10,9 +12,7 @@ namespace {
 using GetCapacity = int (*)(int*);
 using SetCapacity = int (*)(int);
 constexpr int kDnnlSuccess = 0;
-// Far above one call's primitives: translating the 1,014 Multi30k validation
-// lines (one call) with the base model in bf16 created 1,387.
-constexpr int kPausedCapacity = 1 << 20;
+constexpr int kNeverEvicts = 1 << 30;
 
 template <typename Fn>
 Fn onednn_symbol(const char* name) {
@@ -28,16 +28,12 @@ int onednn_primitive_cache_capacity() {
   return capacity;
 }
 
-PrimitiveCacheEvictionPause::PrimitiveCacheEvictionPause() {
-  static const auto set = onednn_symbol<SetCapacity>("dnnl_set_primitive_cache_capacity");
-  const int capacity = onednn_primitive_cache_capacity();
-  if (set == nullptr || capacity < 0 || capacity >= kPausedCapacity) return;
-  if (set(kPausedCapacity) == kDnnlSuccess) saved_capacity_ = capacity;
-}
-
-PrimitiveCacheEvictionPause::~PrimitiveCacheEvictionPause() {
-  static const auto set = onednn_symbol<SetCapacity>("dnnl_set_primitive_cache_capacity");
-  if (saved_capacity_ >= 0) set(saved_capacity_);
+void keep_onednn_primitives() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const auto set = onednn_symbol<SetCapacity>("dnnl_set_primitive_cache_capacity");
+    if (set != nullptr) set(kNeverEvicts);
+  });
 }
 
 }  // namespace nmt
