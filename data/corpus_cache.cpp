@@ -68,11 +68,16 @@ struct Chunk {
   std::string_view piece(size_t k) const { return std::string_view(text).substr(bounds[k], bounds[k + 1] - bounds[k]); }
 };
 
-bool read_chunk(ParallelReader& reader, Chunk& chunk) {
+// Pairs with a side over the byte limit are counted in stats, not kept.
+bool read_chunk(ParallelReader& reader, Chunk& chunk, FilterStats& stats) {
   chunk.text.clear();
   chunk.bounds.clear();
   std::string_view src, tgt;
   while (chunk.size() < kChunkPairs && reader.next(src, tgt)) {
+    if (reader.skipped()) {
+      stats.count_over_byte_limit(reader.line_number());
+      continue;
+    }
     for (std::string_view side : {src, tgt}) {
       chunk.bounds.push_back(chunk.text.size());
       chunk.text.append(side);
@@ -123,11 +128,11 @@ FilterStats encode_into_cache(const std::string& src_path, const std::string& tg
                               const EncodeOptions& options, EncodedCorpusWriter& writer) {
   const int threads = options.threads > 0 ? options.threads
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  ParallelReader reader(src_path, tgt_path, options.max_line_bytes);
+  ParallelReader reader(src_path, tgt_path, options.max_line_bytes, LongLines::kSkip);
   FilterStats stats;
   stats.rules = options.rules;
   Chunk chunk;
-  while (read_chunk(reader, chunk)) {
+  while (read_chunk(reader, chunk, stats)) {
     encode_chunk(chunk, sv, tv, threads);
     for (size_t i = 0; i < chunk.size(); ++i) {
       const auto& s = chunk.src_ids[i];

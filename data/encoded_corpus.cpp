@@ -8,13 +8,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "data/line_reader.h"
 #include "util/error.h"
 
 namespace nmt::data {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'M', 'T', 'I', 'D', 'S', '\0', '\1'};
-constexpr uint64_t kVersion = 1;
+constexpr uint64_t kVersion = 2;  // 2: pairs over the line byte limit counted
 
 struct CacheHeader {
   char magic[8];
@@ -22,6 +23,8 @@ struct CacheHeader {
   int64_t read, kept, empty, too_long, bad_ratio, max_len;
   double max_len_ratio;
   uint64_t file_size;
+  int64_t over_byte_limit;
+  int64_t first_over_byte_limit[kSkippedLineExamples];  // 0: none
 };
 static_assert(sizeof(CacheHeader) % 8 == 0, "parts after the header must stay 8-byte aligned");
 
@@ -49,6 +52,10 @@ CacheHeader make_header(uint64_t key, uint64_t pairs, uint64_t token_bytes, uint
   h.bad_ratio = s.bad_ratio;
   h.max_len = s.rules.max_len;
   h.max_len_ratio = s.rules.max_len_ratio;
+  h.over_byte_limit = s.over_byte_limit;
+  for (size_t i = 0; i < s.first_over_byte_limit.size() && i < kSkippedLineExamples; ++i) {
+    h.first_over_byte_limit[i] = s.first_over_byte_limit[i];
+  }
   h.file_size = image_size(pairs, token_bytes, src_tokens, tgt_tokens);
   return h;
 }
@@ -79,6 +86,10 @@ bool EncodedCorpus::attach(const char* base, size_t size, uint64_t expected_key)
   stats_.bad_ratio = h.bad_ratio;
   stats_.rules.max_len = h.max_len;
   stats_.rules.max_len_ratio = h.max_len_ratio;
+  stats_.over_byte_limit = h.over_byte_limit;
+  for (int64_t line : h.first_over_byte_limit) {
+    if (line > 0) stats_.first_over_byte_limit.push_back(line);
+  }
   return true;
 }
 

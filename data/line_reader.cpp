@@ -69,8 +69,15 @@ size_t find_invalid_utf8(std::string_view text) {
   return n;
 }
 
-LineReader::LineReader(std::string path, size_t max_line_bytes)
-    : path_(std::move(path)), max_line_bytes_(max_line_bytes) {
+std::string line_number_list(const std::vector<int64_t>& lines, int64_t total) {
+  std::string s;
+  for (int64_t n : lines) s += (s.empty() ? "" : ", ") + std::to_string(n);
+  if (total > static_cast<int64_t>(lines.size())) s += ", ...";
+  return s;
+}
+
+LineReader::LineReader(std::string path, size_t max_line_bytes, LongLines long_lines)
+    : path_(std::move(path)), max_line_bytes_(max_line_bytes), long_lines_(long_lines) {
   std::error_code ec;
   if (std::filesystem::is_directory(path_, ec)) {
     throw DataError("Cannot read " + path_ + ": it is a directory, not a text file.");
@@ -127,7 +134,8 @@ void LineReader::check_line(std::string_view line) const {
 }
 
 bool LineReader::next(std::string_view& line) {
-  bool too_long = false;
+  skipped_ = false;
+  bool too_long = false, rest_unread = false;
   for (;;) {
     const char* start = buffer_.data() + begin_;
     const size_t pending = end_ - begin_;
@@ -139,11 +147,14 @@ bool LineReader::next(std::string_view& line) {
       break;
     }
     if (pending > max_line_bytes_ + 1) {
-      too_long = true;  // no need to read the rest of it
+      too_long = rest_unread = true;  // no need to read the rest of it
       break;
     }
     if (eof_) {
-      if (pending == 0) return false;
+      if (pending == 0) {
+        check_skipped_share();
+        return false;
+      }
       line = std::string_view(start, pending);  // last line without a line end
       begin_ = end_;
       break;
@@ -153,12 +164,50 @@ bool LineReader::next(std::string_view& line) {
   ++line_number_;
   if (!too_long && !line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (too_long || line.size() > max_line_bytes_) {
-    throw DataError(where() + ": the line is longer than " + std::to_string(max_line_bytes_) +
-                    " bytes; a corpus needs one sentence per line.");
+    skip_long_line(rest_unread);
+    line = std::string_view();
+    return true;
   }
   if (line_number_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
   check_line(line);
   return true;
+}
+
+void LineReader::skip_long_line(bool rest_unread) {
+  const std::string limit = std::to_string(max_line_bytes_) + " bytes";
+  if (long_lines_ == LongLines::kError) {
+    throw DataError(where() + ": the line is longer than " + limit + "; a corpus needs one sentence per line.");
+  }
+  if (rest_unread && !discard_rest_of_line() && line_number_ == 1) {
+    throw DataError(path_ + " has no line breaks: its only line is longer than " + limit +
+                    "; a corpus needs one sentence per line.");
+  }
+  skipped_ = true;
+  ++skipped_lines_;
+  if (first_skipped_.size() < kSkippedLineExamples) first_skipped_.push_back(line_number_);
+}
+
+bool LineReader::discard_rest_of_line() {
+  for (;;) {
+    const char* start = buffer_.data() + begin_;
+    if (const void* nl = std::memchr(start, '\n', end_ - begin_)) {
+      begin_ += static_cast<const char*>(nl) - start + 1;
+      return true;
+    }
+    begin_ = end_;  // the buffer never holds more than one refill of the line
+    if (eof_) return false;
+    eof_ = !refill();
+  }
+}
+
+void LineReader::check_skipped_share() const {
+  if (skipped_lines_ == 0) return;
+  if (static_cast<double>(skipped_lines_) <= kMaxSkippedLineShare * static_cast<double>(line_number_)) return;
+  throw DataError(path_ + ": " + std::to_string(skipped_lines_) + " of its " + std::to_string(line_number_) +
+                  " lines are longer than " + std::to_string(max_line_bytes_) + " bytes (" + (skipped_lines_ == 1 ? "line " : "lines ") +
+                  line_number_list(first_skipped_, skipped_lines_) + "); more than " +
+                  std::to_string(static_cast<int>(kMaxSkippedLineShare * 100)) +
+                  "% is not a few stray lines: a corpus needs one sentence per line.");
 }
 
 }  // namespace nmt::data

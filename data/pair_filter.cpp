@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "data/line_reader.h"
+
 namespace nmt::data {
 
 Verdict judge_pair(int64_t src_tokens, int64_t tgt_tokens, const FilterRules& rules) {
@@ -26,6 +28,12 @@ void FilterStats::count(Verdict v) {
   }
 }
 
+void FilterStats::count_over_byte_limit(int64_t line_number) {
+  ++read;
+  ++over_byte_limit;
+  if (first_over_byte_limit.size() < kSkippedLineExamples) first_over_byte_limit.push_back(line_number);
+}
+
 std::string FilterStats::summary() const {
   std::ostringstream s;
   s << read << " pairs read, " << kept << " kept; dropped: " << empty << " with an empty side, "
@@ -34,6 +42,11 @@ std::string FilterStats::summary() const {
     s << rules.max_len_ratio;
   } else {
     s << "(off)";
+  }
+  if (over_byte_limit > 0) {
+    s << ", " << over_byte_limit << " with a line over the byte limit ("
+      << (over_byte_limit == 1 ? "line " : "lines ") << line_number_list(first_over_byte_limit, over_byte_limit)
+      << ")";
   }
   return s.str();
 }

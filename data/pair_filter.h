@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace nmt::data {
 
@@ -22,11 +23,17 @@ struct FilterStats {
   int64_t empty = 0;      // a side with no tokens (empty or blank line)
   int64_t too_long = 0;   // a side over max_len
   int64_t bad_ratio = 0;  // sides' lengths too different
+  // A side longer than the line reader's byte limit (never encoded), and
+  // the line numbers of the first few such pairs.
+  int64_t over_byte_limit = 0;
+  std::vector<int64_t> first_over_byte_limit;
   FilterRules rules;
 
   void count(Verdict v);
+  void count_over_byte_limit(int64_t line_number);
   // e.g. "29000 pairs read, 28873 kept; dropped: 2 with an empty side,
-  // 0 over max_len 128, 125 over length ratio 3"
+  // 0 over max_len 128, 125 over length ratio 3" and, when there were such
+  // pairs, ", 2 with a line over the byte limit (lines 7, 9)"
   std::string summary() const;
 };
 

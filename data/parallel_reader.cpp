@@ -5,8 +5,8 @@
 namespace nmt::data {
 
 ParallelReader::ParallelReader(const std::string& src_path, const std::string& tgt_path,
-                               size_t max_line_bytes)
-    : src_(src_path, max_line_bytes), tgt_(tgt_path, max_line_bytes) {}
+                               size_t max_line_bytes, LongLines long_lines)
+    : src_(src_path, max_line_bytes, long_lines), tgt_(tgt_path, max_line_bytes, long_lines) {}
 
 bool ParallelReader::next(std::string_view& src, std::string_view& tgt) {
   const bool has_src = src_.next(src);
@@ -26,10 +26,14 @@ void ParallelReader::report_misalignment(LineReader& longer) {
 }
 
 ParallelLines read_parallel_lines(const std::string& src_path, const std::string& tgt_path) {
-  ParallelReader reader(src_path, tgt_path);
+  ParallelReader reader(src_path, tgt_path, kMaxLineBytes, LongLines::kSkip);
   ParallelLines lines;
   std::string_view src, tgt;
   while (reader.next(src, tgt)) {
+    if (reader.skipped()) {
+      lines.skipped_lines.push_back(reader.line_number());
+      continue;
+    }
     lines.src.emplace_back(src);
     lines.ref.emplace_back(tgt);
   }

@@ -13,7 +13,7 @@ namespace nmt::data {
 class ParallelReader {
  public:
   ParallelReader(const std::string& src_path, const std::string& tgt_path,
-                 size_t max_line_bytes = kMaxLineBytes);
+                 size_t max_line_bytes = kMaxLineBytes, LongLines long_lines = LongLines::kError);
 
   // The next pair; both views stay valid until the next call. False after
   // the last pair. Throws nmt::DataError naming both files and both line
@@ -22,6 +22,9 @@ class ParallelReader {
 
   // 1-based number of the pair last returned.
   int64_t line_number() const { return src_.line_number(); }
+  // Whether a side of the pair last returned was over the byte limit and
+  // skipped (LongLines::kSkip): the pair is then to be dropped.
+  bool skipped() const { return src_.skipped() || tgt_.skipped(); }
   const std::string& src_path() const { return src_.path(); }
   const std::string& tgt_path() const { return tgt_.path(); }
 
@@ -31,10 +34,13 @@ class ParallelReader {
   LineReader src_, tgt_;
 };
 
-// Every line of two aligned files, as text (line ends removed, nothing
-// filtered): the validation sources to translate and references to score.
+// Every line of two aligned files, as text (line ends removed): the
+// validation sources to translate and references to score. Pairs with a side
+// over the byte limit are left out (as the validation id cache leaves them
+// out) and their line numbers kept.
 struct ParallelLines {
   std::vector<std::string> src, ref;
+  std::vector<int64_t> skipped_lines;
 };
 ParallelLines read_parallel_lines(const std::string& src_path, const std::string& tgt_path);
 

@@ -72,6 +72,32 @@ TEST_F(CorpusCacheTest, EncodesFiltersAndCounts) {
   EXPECT_EQ(p.corpus->tgt(1), vocabs_->tgt->encode("A child."));
 }
 
+// A few absurd lines (a scraped page without line breaks) drop their pair and
+// are counted with their line numbers, in the stats the cache keeps.
+TEST_F(CorpusCacheTest, PairsWithALineOverTheByteLimitAreDroppedAndCounted) {
+  std::string de, en;
+  for (int i = 1; i <= 300; ++i) {
+    de += (i == 3 ? std::string(kMaxLineBytes * 3, 'd') : "Ein Hund.") + "\n";
+    en += (i == 250 ? std::string(kMaxLineBytes + 1, 'e') : "A dog.") + "\n";
+  }
+  test::write_file(local_.path("l.de"), de);
+  test::write_gz(local_.path("l.en.gz"), en);
+  const EncodeOptions o = options("cache");
+  const PreparedCorpus p = prepare(local_.path("l.de"), local_.path("l.en.gz"), o);
+  for (const auto& corpus : {p.corpus, prepare(local_.path("l.de"), local_.path("l.en.gz"), o).corpus}) {
+    const FilterStats& s = corpus->stats();  // as built, then as read back from the cache
+    EXPECT_EQ(s.read, 300);
+    EXPECT_EQ(s.kept, 298);
+    EXPECT_EQ(s.over_byte_limit, 2);
+    EXPECT_EQ(s.first_over_byte_limit, (std::vector<int64_t>{3, 250}));
+    EXPECT_EQ(s.summary(),
+              "300 pairs read, 298 kept; dropped: 0 with an empty side, 0 over max_len 20, 0 over length ratio 3, "
+              "2 with a line over the byte limit (lines 3, 250)");
+    EXPECT_EQ(corpus->size(), 298);
+    EXPECT_EQ(corpus->src(2), vocabs_->src->encode("Ein Hund."));
+  }
+}
+
 TEST_F(CorpusCacheTest, CacheIsReusedUntilCorpusOrVocabularyChanges) {
   const std::string src = local_.path("c.de"), tgt = local_.path("c.en");
   fs::copy_file(dir_->path("train.de.gz"), src);

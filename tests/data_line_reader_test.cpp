@@ -3,6 +3,8 @@
 // (and line).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "data/line_reader.h"
 #include "data/parallel_reader.h"
 #include "data_test_util.h"
@@ -84,6 +86,125 @@ TEST(DataLineReader, HundredThousandCharacterLine) {
   expect_data_error([&] { read_all(dir.path("long.txt")); }, {dir.path("long.txt"), "line 2", "longer than"});
   test::write_gz(dir.path("long.gz"), std::string(100000, 'x'));  // no line end at all
   expect_data_error([&] { read_all(dir.path("long.gz")); }, {dir.path("long.gz"), "line 1", "longer than"});
+}
+
+// Under LongLines::kSkip: the long lines come back empty and flagged, the
+// others untouched, and the first few line numbers are kept.
+TEST(DataLineReader, SkipsAndCountsLinesOverTheLimit) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 1; i <= 700; ++i) {
+    const bool absurd = i == 50 || i == 120 || i == 699;
+    text += (absurd ? std::string(100000 + i, 'x') : "line " + std::to_string(i)) + (i % 2 ? "\r\n" : "\n");
+  }
+  for (const std::string& name : {"long.txt", "long.gz"}) {
+    name == "long.txt" ? test::write_file(dir.path(name), text) : test::write_gz(dir.path(name), text);
+    LineReader reader(dir.path(name), kMaxLineBytes, LongLines::kSkip);
+    std::string_view line;
+    std::vector<int64_t> skipped;
+    int64_t lines = 0;
+    while (reader.next(line)) {
+      ++lines;
+      if (reader.skipped()) {
+        EXPECT_TRUE(line.empty());
+        skipped.push_back(reader.line_number());
+      } else {
+        EXPECT_EQ(line, "line " + std::to_string(reader.line_number())) << name;
+      }
+    }
+    EXPECT_EQ(lines, 700) << name;
+    EXPECT_EQ(skipped, (std::vector<int64_t>{50, 120, 699})) << name;
+    EXPECT_EQ(reader.skipped_lines(), 3) << name;
+    EXPECT_EQ(reader.first_skipped_lines(), skipped) << name;
+  }
+  // A line exactly at the limit is kept, one byte more is skipped.
+  test::write_file(dir.path("edge.txt"), std::string(kMaxLineBytes, 'y') + "\r\n" + std::string(kMaxLineBytes + 1, 'z') +
+                                             "\n" + std::string(200, '\n'));
+  LineReader edge(dir.path("edge.txt"), kMaxLineBytes, LongLines::kSkip);
+  std::string_view line;
+  ASSERT_TRUE(edge.next(line));
+  EXPECT_FALSE(edge.skipped());
+  EXPECT_EQ(line.size(), kMaxLineBytes);
+  ASSERT_TRUE(edge.next(line));
+  EXPECT_TRUE(edge.skipped());
+}
+
+// VmHWM in KiB after resetting it (Linux: writing 5 to clear_refs), or -1.
+int64_t reset_peak_rss_kib() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmHWM:") {
+      int64_t kib = 0;
+      in >> kib;
+      return kib;
+    }
+    std::getline(in, key);
+  }
+  return -1;
+}
+
+TEST(DataLineReader, SkippedLineIsNeverHeldWhole) {
+  test::TempDir dir;
+  const size_t huge = size_t{256} << 20;  // 256 MiB in one line; the gzip file is about 256 KiB
+  std::string text = "before\n" + std::string(huge, 'x');
+  text += "\nafter\n";
+  for (int i = 0; i < 200; ++i) text += "filler\n";
+  test::write_gz(dir.path("huge.gz"), text);
+  text = std::string();
+  text.shrink_to_fit();
+  const int64_t before = reset_peak_rss_kib();
+  if (before < 0) GTEST_SKIP() << "no /proc/self/status here";
+  LineReader reader(dir.path("huge.gz"), kMaxLineBytes, LongLines::kSkip);
+  std::string_view line;
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(line, "before");
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_TRUE(reader.skipped());
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(line, "after");
+  EXPECT_EQ(reader.line_number(), 3);
+  const int64_t growth_mib = (reset_peak_rss_kib() - before) / 1024;
+  EXPECT_LT(growth_mib, 32) << "reading past a 256 MiB line raised the peak by " << growth_mib << " MiB";
+}
+
+TEST(DataLineReader, TooManyLongLinesOrNoLineBreaksIsAnError) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 1; i <= 150; ++i) text += (i == 7 || i == 9 ? std::string(70000, 'x') : "ok") + "\n";
+  test::write_file(dir.path("many.txt"), text);
+  const auto read_skipping = [&](const std::string& name) {
+    LineReader reader(dir.path(name), kMaxLineBytes, LongLines::kSkip);
+    std::string_view line;
+    while (reader.next(line)) {
+    }
+  };
+  // 2 of 150 is over 1%.
+  expect_data_error([&] { read_skipping("many.txt"); },
+                    {dir.path("many.txt"), "2 of its 150 lines", "lines 7, 9", "one sentence per line"});
+  test::write_gz(dir.path("page.gz"), std::string(3 << 20, 'x'));  // no line break at all
+  expect_data_error([&] { read_skipping("page.gz"); }, {dir.path("page.gz"), "no line breaks"});
+  // One short line without a line end is a corpus of one sentence, not an error.
+  test::write_file(dir.path("one.txt"), "Ein Satz.");
+  EXPECT_EQ(read_all(dir.path("one.txt")), std::vector<std::string>{"Ein Satz."});
+}
+
+TEST(DataParallelReader, ValidationLinesLeaveOutPairsWithALongSide) {
+  test::TempDir dir;
+  std::string de, en;
+  for (int i = 1; i <= 200; ++i) {
+    de += "de " + std::to_string(i) + "\n";
+    en += (i == 42 ? std::string(kMaxLineBytes + 10, 'e') : "en " + std::to_string(i)) + "\n";
+  }
+  test::write_file(dir.path("v.de"), de);
+  test::write_file(dir.path("v.en"), en);
+  const ParallelLines lines = read_parallel_lines(dir.path("v.de"), dir.path("v.en"));
+  ASSERT_EQ(lines.src.size(), 199u);
+  ASSERT_EQ(lines.ref.size(), 199u);
+  EXPECT_EQ(lines.skipped_lines, std::vector<int64_t>{42});
+  EXPECT_EQ(lines.src[41], "de 43");
+  EXPECT_EQ(lines.ref[41], "en 43");
 }
 
 TEST(DataLineReader, GzipCutShort) {

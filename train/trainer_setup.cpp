@@ -138,6 +138,8 @@ void Trainer::prepare_output() {
   config_.validate();
   step_settings_ = {config_.model.trg_pad_idx, config_.train.label_smoothing, device_, precision.precision};
   data_ = data::prepare_training_data(config_, vocabs_, paths_.root);
+  log_->info("training data: {}", data_.train->stats().summary());
+  if (data_.valid) log_->info("validation data: {}", data_.valid->stats().summary());
   iterator_.emplace(data::make_train_iterator(data_, config_));
   valid_batches_ = data::make_valid_batches(data_, config_);
   log_->info("vocabulary {}{} pieces | {} training pairs, {} batches per epoch | {} validation batches",

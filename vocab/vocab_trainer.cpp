@@ -14,8 +14,14 @@
 namespace nmt::vocab {
 namespace {
 
+// Lines over the byte limit are skipped here as the id cache skips them (and
+// counts them: data/corpus_cache.h).
+data::LineReader open_corpus(const std::string& path) {
+  return data::LineReader(path, data::kMaxLineBytes, data::LongLines::kSkip);
+}
+
 int64_t count_lines(const std::string& path) {
-  data::LineReader reader(path);
+  data::LineReader reader = open_corpus(path);
   std::string_view line;
   while (reader.next(line)) {
   }
@@ -27,7 +33,7 @@ int64_t count_lines(const std::string& path) {
 // every subset equally likely.
 int64_t sample_file(const std::string& path, int64_t wanted, data::Rng& rng, std::ofstream& out) {
   const int64_t n = count_lines(path);
-  data::LineReader reader(path);
+  data::LineReader reader = open_corpus(path);
   std::string_view line;
   int64_t taken = 0, written = 0;
   for (int64_t t = 0; reader.next(line); ++t) {
@@ -35,7 +41,7 @@ int64_t sample_file(const std::string& path, int64_t wanted, data::Rng& rng, std
     const bool take = wanted >= n || rng.uniform() * static_cast<double>(n - t) < static_cast<double>(wanted - taken);
     if (!take) continue;
     ++taken;
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (reader.skipped() || line.find_first_not_of(" \t") == std::string_view::npos) continue;
     out.write(line.data(), static_cast<std::streamsize>(line.size()));
     out.put('\n');
     ++written;
