@@ -29,10 +29,15 @@ std::string tensors_to_bytes(const std::vector<torch::Tensor>& tensors) {
   return state_dict_to_bytes(d);
 }
 
+// Keys "0" .. "n-1" (as tensors_to_bytes writes them).
 std::vector<torch::Tensor> tensors_from_bytes(const std::string& bytes, const std::string& origin) {
   StateDict d = state_dict_from_bytes(bytes, origin);
   std::vector<torch::Tensor> out(d.size());
-  for (auto& [key, t] : d) out.at(std::stoul(key)) = t;
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto it = d.find(std::to_string(i));
+    if (it == d.end()) throw DataError("Checkpoint " + origin + " has a damaged list of tensors (no entry " + std::to_string(i) + ").");
+    out[i] = it->second;
+  }
   return out;
 }
 

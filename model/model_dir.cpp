@@ -1,5 +1,6 @@
 #include "model/model_dir.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -77,6 +78,32 @@ CheckpointChoice choose_checkpoint(const ModelDirPaths& paths) {
   return {paths.last, "the newest checkpoint (no validation)"};
 }
 
+namespace {
+
+// A model directory may come from anywhere: before a model is built from the
+// checkpoint's configuration, its size must be backed by the weights the file
+// actually holds, or a hostile config (d_model 10^6) would have the translator
+// allocate terabytes. Counted: what every architecture option has at least
+// (one embedding table of the larger vocabulary, each encoder and decoder
+// layer's attention and feed-forward), and the positional table.
+void check_config_fits_weights(const ModelConfig& m, const StateDict& weights, const std::string& origin) {
+  const double d = static_cast<double>(m.d_model);
+  const double implied = d * static_cast<double>(std::max(m.enc_voc_size, m.dec_voc_size)) +
+                         2.0 * static_cast<double>(m.n_layers) * (4.0 * d * d + 2.0 * d * static_cast<double>(m.ffn_hidden)) +
+                         d * static_cast<double>(m.max_len);
+  double held = 0;
+  for (const auto& item : weights) held += static_cast<double>(item.second.numel());
+  if (implied > 2.0 * held + double{1 << 24}) {
+    throw DataError("Checkpoint " + origin + " describes a model of at least " + std::to_string(int64_t(implied)) +
+                    " values (d_model " + std::to_string(m.d_model) + ", " + std::to_string(m.n_layers) +
+                    " layers, vocabularies " + std::to_string(m.enc_voc_size) + "/" + std::to_string(m.dec_voc_size) +
+                    ", max_len " + std::to_string(m.max_len) + ") but holds only " + std::to_string(int64_t(held)) +
+                    " weights; the file is damaged or not what it claims.");
+  }
+}
+
+}  // namespace
+
 LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint, const torch::Device& device) {
   ModelDirPaths paths(dir);
   if (!fs::is_directory(dir)) throw DataError("Model directory " + dir + " does not exist.");
@@ -114,6 +141,7 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
                     " pieces but " + paths.vocab_dir + " holds " + std::to_string(out.vocabs.src->size()) + "/" +
                     std::to_string(out.vocabs.tgt->size()) + ".");
   }
+  check_config_fits_weights(trained, ckpt.weights, out.checkpoint_path);
   out.model = Transformer(trained);
   load_state_dict(*out.model, ckpt.weights, out.checkpoint_path);
   out.model->to(device);

@@ -17,6 +17,25 @@ std::string shape_text(const torch::Tensor& t) {
   return ss.str();
 }
 
+// A file from elsewhere may hold anything a pickle can describe. Tensors are
+// dense, on the CPU, with all their elements in the storage read from the
+// file: a view with zero strides (an expanded [2^40] tensor of one element)
+// would otherwise become terabytes at the first copy or cast.
+void check_dense_tensor(const std::string& name, const torch::Tensor& t, const std::string& origin) {
+  const std::string key = "Tensors in " + origin + ": key '" + name + "'";
+  if (t.layout() != torch::kStrided || t.is_quantized() || !t.device().is_cpu()) {
+    throw DataError(key + " is not a plain dense tensor.");
+  }
+  const bool in_storage = t.numel() == 0 ||
+                          (t.is_non_overlapping_and_dense() &&
+                           (t.storage_offset() + t.numel()) * static_cast<int64_t>(t.element_size()) <=
+                               static_cast<int64_t>(t.storage().nbytes()));
+  if (!in_storage) {
+    throw DataError(key + " has shape " + shape_text(t) + " but its data does not back that shape (" +
+                    std::to_string(t.storage().nbytes()) + " bytes stored).");
+  }
+}
+
 }  // namespace
 
 StateDict state_dict_of(const TransformerImpl& model) {
@@ -33,6 +52,10 @@ void load_state_dict(TransformerImpl& model, const StateDict& dict, const std::s
     auto it = dict.find(name);
     if (it == dict.end()) {
       throw DataError("Weights in " + origin + " lack the key '" + name + "' that this model configuration needs.");
+    }
+    if (!it->second.is_floating_point()) {
+      throw DataError("Weights in " + origin + ": key '" + name + "' holds " +
+                      std::string(c10::toString(it->second.scalar_type())) + " values; weights are floating point.");
     }
     if (!it->second.sizes().equals(tensor.sizes())) {
       throw DataError("Weights in " + origin + ": key '" + name + "' has shape " + shape_text(it->second) +
@@ -67,6 +90,7 @@ StateDict state_dict_from_bytes(const std::string& bytes, const std::string& ori
     if (!entry.key().isString() || !entry.value().isTensor()) {
       throw DataError("Weights in " + origin + " hold an entry that is not name -> tensor.");
     }
+    check_dense_tensor(entry.key().toStringRef(), entry.value().toTensor(), origin);
     out[entry.key().toStringRef()] = entry.value().toTensor();
   }
   return out;

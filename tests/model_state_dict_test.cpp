@@ -88,6 +88,73 @@ TEST(StateDict, TruncatedFileIsADataError) {
   EXPECT_THROW(state_dict_from_bytes("not a zip file at all", "junk.pt"), DataError);
 }
 
+std::string pickled(const std::string& name, const torch::Tensor& t) {
+  c10::Dict<std::string, torch::Tensor> d;
+  d.insert(name, t);
+  const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::string read_error(const std::string& bytes) {
+  try {
+    state_dict_from_bytes(bytes, "hostile.pt");
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Cut anywhere, or with bytes overwritten anywhere: a DataError naming the
+// file, never a crash or an exception of another kind.
+TEST(StateDict, EveryCutAndOverwriteIsADataError) {
+  Transformer model(tiny_config());
+  const std::string bytes = state_dict_to_bytes(state_dict_of(*model));
+  for (size_t k = 0; k < 64; ++k) {
+    const size_t at = bytes.size() * k / 64;
+    EXPECT_NE(read_error(bytes.substr(0, at)).find("hostile.pt"), std::string::npos) << "cut at " << at;
+    std::string damaged = bytes;
+    for (size_t i = at; i < std::min(bytes.size(), at + 8); ++i) damaged[i] = static_cast<char>(~damaged[i]);
+    try {
+      state_dict_from_bytes(damaged, "hostile.pt");  // damage inside tensor data may go unnoticed
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find("hostile.pt"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A zero-stride view: [2^40] elements over a storage of one. Reading it must
+// not allocate what its shape claims.
+TEST(StateDict, TensorLargerThanItsStorageIsRefused) {
+  const torch::Tensor absurd = torch::zeros({1}).expand({int64_t{1} << 40});
+  const std::string message = read_error(pickled("encoder.emb.tok_emb.emb.weight", absurd));
+  EXPECT_NE(message.find("hostile.pt"), std::string::npos) << message;
+  EXPECT_NE(message.find("encoder.emb.tok_emb.emb.weight"), std::string::npos) << message;
+  EXPECT_NE(message.find("does not back that shape"), std::string::npos) << message;
+  // A plain transposed (non-contiguous but dense) tensor is fine.
+  const torch::Tensor transposed = torch::rand({3, 5}).t();
+  EXPECT_TRUE(torch::equal(state_dict_from_bytes(pickled("w", transposed), "ok.pt").at("w"), transposed));
+}
+
+TEST(StateDict, NonFloatingWeightsAreRefused) {
+  Transformer model(tiny_config());
+  const StateDict good = state_dict_of(*model);
+  const std::string name = "decoder.linear.weight";
+  const auto shape = good.at(name).sizes();
+  for (const auto dtype : {torch::kLong, torch::kBool, torch::kComplexFloat}) {
+    StateDict dict = good;
+    dict[name] = torch::ones(shape, dtype);
+    const std::string message = load_error(dict);
+    EXPECT_NE(message.find(name), std::string::npos) << dtype;
+    EXPECT_NE(message.find("floating point"), std::string::npos) << message;
+  }
+  // Other floating dtypes load, converted to the model's.
+  for (const auto dtype : {torch::kDouble, torch::kHalf, torch::kBFloat16}) {
+    StateDict dict = good;
+    dict[name] = torch::full(shape, 0.5, dtype);
+    EXPECT_EQ(load_error(dict), "") << dtype;
+  }
+}
+
 TEST(StateDict, RoundTripThroughBytesIsExact) {
   Transformer model(tiny_config());
   auto dict = state_dict_of(*model);
