@@ -1,5 +1,7 @@
 #include "train/metrics_log.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "train/loss_plot.h"
@@ -28,6 +30,10 @@ MetricsLog::MetricsLog(const std::string& path, const std::string& svg_path, int
 void MetricsLog::write(const nlohmann::json& line) {
   out_ << line.dump() << "\n";
   out_.flush();
+  if (!out_) {
+    throw Error("Cannot write " + path_ + ": " + std::strerror(errno) + " (disk full or over a file size limit?).",
+                kExitOther);
+  }
   lines_.push_back(line);
 }
 

@@ -16,6 +16,17 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// Why a write failed, with what to do when the disk (or a file size limit) is
+// the reason: the file it would have replaced is untouched either way.
+std::string write_failure(int err) {
+  std::string why = std::strerror(err);
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG) {
+    why += "; the previous version of the file is untouched: free some space (or raise the file size limit) "
+           "and run again";
+  }
+  return why;
+}
+
 void fsync_directory_of(const std::string& path) {
   auto slash = path.find_last_of('/');
   std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
@@ -37,7 +48,7 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      std::string why = errno_text();
+      std::string why = write_failure(n < 0 ? errno : ENOSPC);
       ::close(fd);
       ::unlink(tmp.c_str());
       throw Error("Cannot write " + path + ": " + why + ".", kExitOther);
@@ -45,7 +56,7 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    std::string why = errno_text();
+    std::string why = write_failure(errno);
     ::unlink(tmp.c_str());
     throw Error("Cannot flush " + path + ": " + why + ".", kExitOther);
   }
