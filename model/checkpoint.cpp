@@ -116,6 +116,10 @@ json read_header(CheckpointReader& reader, const std::string& path) {
   } catch (const json::exception&) {
     corrupt(path, "unreadable header");
   }
+  if (!header.is_object() || !header.value("format_version", json(0)).is_number_integer() ||
+      !header.value("header_crc32", json(0u)).is_number_unsigned()) {
+    corrupt(path, "malformed header");
+  }
   const int version = header.value("format_version", 0);
   if (version > kCheckpointFormatVersion) {
     throw DataError("Checkpoint " + path + " has format version " + std::to_string(version) +
@@ -155,6 +159,9 @@ Checkpoint load_checkpoint(const std::string& path, CheckpointParts parts) {
   }
   if (reader.left() != 0) corrupt(path, "trailing bytes after the last section");
   if (c.weights.empty()) corrupt(path, "no weights");
+  if (!c.config.is_object() || !c.state.is_object() || !c.state.value("step", json(0u)).is_number_unsigned()) {
+    corrupt(path, "malformed config or training state");
+  }
   return c;
 }
 

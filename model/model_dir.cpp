@@ -130,6 +130,9 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
   Checkpoint ckpt = load_checkpoint(out.checkpoint_path, CheckpointParts::kWeights);
   // The checkpoint's own model settings decide the architecture; they must
   // agree with the directory's config, or the vocabulary would not fit.
+  if (!ckpt.config.contains("model")) {
+    throw DataError("Checkpoint " + out.checkpoint_path + " has no model configuration; it is damaged or foreign.");
+  }
   ModelConfig trained = model_config_from_json(ckpt.config.at("model"), out.checkpoint_path);
   if (!same_architecture(trained, out.config.model)) {
     throw DataError("Checkpoint " + out.checkpoint_path + " was trained with another model configuration than " +

@@ -1,7 +1,12 @@
 #include "model/state_dict.h"
 
+#include <algorithm>
+#include <cstring>
 #include <sstream>
 
+#include <caffe2/serialize/inline_container.h>
+#include <caffe2/serialize/read_adapter_interface.h>
+#include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
 
@@ -15,6 +20,35 @@ std::string shape_text(const torch::Tensor& t) {
   std::ostringstream ss;
   ss << t.sizes();
   return ss.str();
+}
+
+// LibTorch's in-memory readers (torch::pickle_load's, MemoryReadAdapter)
+// copy whatever range the zip reader asks for, and a damaged archive makes it
+// ask past the end (AddressSanitizer: a heap-buffer-overflow read in
+// mz_zip_reader_init, found by tests/fuzz/state_dict_fuzz.cpp). This one
+// hands over only the bytes that exist; the zip reader takes a short read as
+// the error it is.
+class BoundedReader final : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  explicit BoundedReader(const std::string& bytes) : bytes_(bytes) {}
+  size_t size() const override { return bytes_.size(); }
+  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
+    if (pos >= bytes_.size()) return 0;
+    n = std::min<uint64_t>(n, bytes_.size() - pos);
+    std::memcpy(buf, bytes_.data() + pos, n);
+    return n;
+  }
+
+ private:
+  const std::string& bytes_;
+};
+
+// What torch::pickle_load does, through the bounded reader.
+c10::IValue unpickle_zip_archive(const std::string& bytes) {
+  caffe2::serialize::PyTorchStreamReader reader(std::make_shared<BoundedReader>(bytes));
+  return torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"", /*tensor_prefix=*/"",
+                                           /*type_resolver=*/c10::nullopt, /*obj_loader=*/c10::nullopt,
+                                           /*device=*/c10::nullopt, reader);
 }
 
 // A file from elsewhere may hold anything a pickle can describe. Tensors are
@@ -77,8 +111,7 @@ void load_state_dict(TransformerImpl& model, const StateDict& dict, const std::s
 StateDict state_dict_from_bytes(const std::string& bytes, const std::string& origin) {
   c10::IValue value;
   try {
-    std::vector<char> data(bytes.begin(), bytes.end());
-    value = torch::pickle_load(data);
+    value = unpickle_zip_archive(bytes);
   } catch (const std::exception& e) {
     throw DataError("Cannot read weights from " + origin + ": the file is truncated or not a torch.save file.");
   }

@@ -64,6 +64,7 @@ class Trainer {
   void build_model();
   void restore_or_start();
   void restore(const model::Checkpoint& checkpoint);
+  void restore_state(const model::Checkpoint& c, const std::string& origin);  // restore()'s body
   model::Checkpoint snapshot() const;
   std::string save_checkpoint(bool best);
 

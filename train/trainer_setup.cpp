@@ -193,6 +193,15 @@ void Trainer::restore_or_start() {
 
 void Trainer::restore(const model::Checkpoint& c) {
   const std::string origin = "checkpoint at step " + std::to_string(c.step()) + " in " + paths_.checkpoints;
+  try {
+    restore_state(c, origin);
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError("Cannot resume: the " + origin + " has a damaged training state (" + e.what() +
+                    "); remove it to resume from an older one.");
+  }
+}
+
+void Trainer::restore_state(const model::Checkpoint& c, const std::string& origin) {
   ModelConfig trained = model_config_from_json(c.config.at("model"), origin);
   if (!same_architecture(trained, config_.model)) {
     throw DataError("Cannot resume: the " + origin +

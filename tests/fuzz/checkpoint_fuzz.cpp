@@ -1,0 +1,19 @@
+// The checkpoint reader on arbitrary files: whole (resume, averaging) and
+// weights only (translating), and the integrity check used to pick what to
+// resume from, which must agree with the full read.
+#include "fuzz_support.h"
+#include "model/checkpoint.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static nmt::fuzz::ScratchFile file("checkpoint.pt");
+  file.write(data, size);
+  bool loaded = false;
+  nmt::fuzz::expect_only_our_errors([&] {
+    nmt::model::load_checkpoint(file.path(), nmt::model::CheckpointParts::kAll);
+    loaded = true;
+  });
+  nmt::fuzz::expect_only_our_errors(
+      [&] { nmt::model::load_checkpoint(file.path(), nmt::model::CheckpointParts::kWeights); });
+  if (nmt::model::checkpoint_is_intact(file.path()) != loaded) std::abort();
+  return 0;
+}
