@@ -1,5 +1,8 @@
 // JSON <-> config structs, the one place that knows the config's keys.
+#include <cmath>
+#include <limits>
 #include <set>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +31,7 @@ class SectionReader {
     seen_.insert(key);
     auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return false;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) check_whole_number<T>(key, *it);
     try {
       out = it->template get<T>();
       return true;
@@ -46,6 +50,24 @@ class SectionReader {
   }
 
  private:
+  // nlohmann converts any number to an integer type with a plain cast, which
+  // for 1e48 (or 2.5, or 2^63) is undefined or silently wrong; such values
+  // are a config error here. (Found by tests/fuzz/config_fuzz.cpp.)
+  template <typename T>
+  void check_whole_number(const char* key, const json& v) const {
+    if (!v.is_number()) return;  // a type error, reported by get()
+    const auto lo = static_cast<long double>(std::numeric_limits<T>::min());
+    const auto hi = static_cast<long double>(std::numeric_limits<T>::max());
+    const long double x = v.is_number_unsigned()  ? static_cast<long double>(v.get<uint64_t>())
+                          : v.is_number_integer() ? static_cast<long double>(v.get<int64_t>())
+                                                  : static_cast<long double>(v.get<double>());
+    if (!(x >= lo && x <= hi) || x != std::floor(x)) {
+      throw UsageError("Config key '" + qualified(key) + "' in " + origin_ + " must be a whole number from " +
+                       std::to_string(std::numeric_limits<T>::min()) + " to " +
+                       std::to_string(std::numeric_limits<T>::max()) + " (got " + v.dump() + ").");
+    }
+  }
+
   std::string qualified(const std::string& key) const {
     return section_.empty() ? key : section_ + "." + key;
   }
