@@ -29,10 +29,43 @@ StreamReport translate_stream(Translator& translator, const LineSource& source, 
   return report;
 }
 
-LineSource istream_lines(std::istream& in) {
+namespace {
+
+// One line of `in` into `line` (cleared first), at most max_bytes of it; the
+// rest of a longer line is consumed and dropped. False at the end of input.
+bool read_bounded_line(std::istream& in, std::string& line, size_t max_bytes) {
+  line.clear();
+  std::streambuf* buffer = in.rdbuf();
+  bool any = false, cut = false;
+  for (;;) {
+    const int c = buffer->sbumpc();
+    if (c == std::char_traits<char>::eof()) break;
+    any = true;
+    if (c == '\n') break;
+    if (line.size() < max_bytes) {
+      line.push_back(static_cast<char>(c));
+    } else {
+      cut = true;
+    }
+  }
+  if (cut) {
+    // Drop a character split by the cut: its lead byte and continuation bytes.
+    size_t end = line.size();
+    while (end > 0 && (static_cast<unsigned char>(line[end - 1]) & 0xC0) == 0x80) --end;
+    if (end > 0 && static_cast<unsigned char>(line[end - 1]) >= 0xC0 &&
+        data::find_invalid_utf8(std::string_view(line).substr(end - 1)) != line.size() - end + 1) {
+      line.resize(end - 1);
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
+LineSource istream_lines(std::istream& in, size_t max_line_bytes) {
   auto first = std::make_shared<bool>(true);
-  return [&in, first](std::string& line) {
-    if (!std::getline(in, line)) {
+  return [&in, first, max_line_bytes](std::string& line) {
+    if (!read_bounded_line(in, line, max_line_bytes)) {
       if (in.bad()) throw DataError("Reading the input failed after " + std::string(*first ? "0" : "some") + " lines.");
       return false;
     }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "data/line_reader.h"
 #include "decode/translation.h"
 
 namespace nmt::decode {
@@ -28,7 +29,12 @@ StreamReport translate_stream(Translator& translator, const LineSource& source, 
                               const TranslationSink& sink);
 
 // Lines of a stream; strips a trailing CR and the byte-order mark of line 1.
-LineSource istream_lines(std::istream& in);
+// A line longer than max_line_bytes is kept to its first max_line_bytes
+// (ending on a whole UTF-8 character) and the rest is read past without
+// being held: the model truncates sources to its max_len tokens anyway, far
+// fewer, so the translation is that of the line's beginning either way, and
+// a line without breaks cannot take the memory.
+LineSource istream_lines(std::istream& in, size_t max_line_bytes = data::kMaxLineBytes);
 // The strings of `lines`, one each (the vector must outlive the source).
 LineSource vector_lines(const std::vector<std::string>& lines);
 

@@ -96,6 +96,20 @@ TEST_F(TranslatorText, OverlongLineIsTruncatedToTheModel) {
   for (const auto& h : out[0].hypotheses) EXPECT_LE(static_cast<int64_t>(h.tokens.size()) + 1, 12);
 }
 
+// A line without breaks must not take the translator's memory: it is read to
+// its first max_line_bytes (a whole UTF-8 character last) and the rest passed.
+TEST(IstreamLines, LongLinesAreCutOnACharacterAndTheRestSkipped) {
+  std::istringstream in(std::string(100, 'x') + "\r\n" + std::string(30, 'y') + "\n" +
+                        "\xE6\x97\xA5\xE6\x97\xA5\xE6\x97\xA5\n" + "\xC3\xA4\xC3\xA4\n" + "last");
+  const LineSource source = istream_lines(in, 7);
+  std::vector<std::string> lines;
+  for (std::string line; source(line);) lines.push_back(line);
+  // 7 bytes: "xxxxxxx"; 7 of 30 y; two of three 3-byte characters (6 bytes);
+  // "ää" is 4 bytes, whole; the last line without a line end.
+  EXPECT_EQ(lines, (std::vector<std::string>{"xxxxxxx", "yyyyyyy", "\xE6\x97\xA5\xE6\x97\xA5", "\xC3\xA4\xC3\xA4",
+                                             "last"}));
+}
+
 TEST_F(TranslatorText, StreamInChunksMatchesOneCallAndCountsLines) {
   auto t = make(1, 3);
   std::string text;
