@@ -1,14 +1,11 @@
 #include "model/state_dict.h"
 
-#include <algorithm>
-#include <cstring>
 #include <sstream>
 
-#include <caffe2/serialize/inline_container.h>
-#include <caffe2/serialize/read_adapter_interface.h>
-#include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
+
+#include "model/torch_archive.h"
 
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -22,51 +19,26 @@ std::string shape_text(const torch::Tensor& t) {
   return ss.str();
 }
 
-// LibTorch's in-memory readers (torch::pickle_load's, MemoryReadAdapter)
-// copy whatever range the zip reader asks for, and a damaged archive makes it
-// ask past the end (AddressSanitizer: a heap-buffer-overflow read in
-// mz_zip_reader_init, found by tests/fuzz/state_dict_fuzz.cpp). This one
-// hands over only the bytes that exist; the zip reader takes a short read as
-// the error it is.
-class BoundedReader final : public caffe2::serialize::ReadAdapterInterface {
- public:
-  explicit BoundedReader(const std::string& bytes) : bytes_(bytes) {}
-  size_t size() const override { return bytes_.size(); }
-  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
-    if (pos >= bytes_.size()) return 0;
-    n = std::min<uint64_t>(n, bytes_.size() - pos);
-    std::memcpy(buf, bytes_.data() + pos, n);
-    return n;
-  }
-
- private:
-  const std::string& bytes_;
-};
-
-// What torch::pickle_load does, through the bounded reader.
-c10::IValue unpickle_zip_archive(const std::string& bytes) {
-  caffe2::serialize::PyTorchStreamReader reader(std::make_shared<BoundedReader>(bytes));
-  return torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"", /*tensor_prefix=*/"",
-                                           /*type_resolver=*/c10::nullopt, /*obj_loader=*/c10::nullopt,
-                                           /*device=*/c10::nullopt, reader);
-}
-
 // A file from elsewhere may hold anything a pickle can describe. Tensors are
-// dense, on the CPU, with all their elements in the storage read from the
-// file: a view with zero strides (an expanded [2^40] tensor of one element)
-// would otherwise become terabytes at the first copy or cast.
-void check_dense_tensor(const std::string& name, const torch::Tensor& t, const std::string& origin) {
+// dense, on the CPU, with all their elements in the bytes read from the file
+// for their storage: a view with zero strides (an expanded [2^40] tensor of
+// one element) would otherwise become terabytes at the first copy or cast,
+// and a storage claiming more than its record would be read past its end.
+void check_dense_tensor(const std::string& name, const torch::Tensor& t, const TorchArchive& archive,
+                        const std::string& origin) {
   const std::string key = "Tensors in " + origin + ": key '" + name + "'";
   if (t.layout() != torch::kStrided || t.is_quantized() || !t.device().is_cpu()) {
     throw DataError(key + " is not a plain dense tensor.");
   }
-  const bool in_storage = t.numel() == 0 ||
-                          (t.is_non_overlapping_and_dense() &&
-                           (t.storage_offset() + t.numel()) * static_cast<int64_t>(t.element_size()) <=
-                               static_cast<int64_t>(t.storage().nbytes()));
-  if (!in_storage) {
+  if (t.numel() == 0) return;
+  const auto record = archive.record_bytes.find(t.storage().data());
+  const int64_t stored = record == archive.record_bytes.end() ? 0 : static_cast<int64_t>(record->second);
+  const bool backed = t.is_non_overlapping_and_dense() &&
+                      static_cast<int64_t>(t.storage().nbytes()) <= stored &&
+                      (t.storage_offset() + t.numel()) * static_cast<int64_t>(t.element_size()) <= stored;
+  if (!backed) {
     throw DataError(key + " has shape " + shape_text(t) + " but its data does not back that shape (" +
-                    std::to_string(t.storage().nbytes()) + " bytes stored).");
+                    std::to_string(stored) + " bytes stored).");
   }
 }
 
@@ -109,12 +81,8 @@ void load_state_dict(TransformerImpl& model, const StateDict& dict, const std::s
 }
 
 StateDict state_dict_from_bytes(const std::string& bytes, const std::string& origin) {
-  c10::IValue value;
-  try {
-    value = unpickle_zip_archive(bytes);
-  } catch (const std::exception& e) {
-    throw DataError("Cannot read weights from " + origin + ": the file is truncated or not a torch.save file.");
-  }
+  const TorchArchive archive = read_torch_archive(bytes, origin);
+  const c10::IValue& value = archive.value;
   if (!value.isGenericDict()) {
     throw DataError("Weights in " + origin + " are not a state_dict (expected a dict of name -> tensor).");
   }
@@ -123,7 +91,7 @@ StateDict state_dict_from_bytes(const std::string& bytes, const std::string& ori
     if (!entry.key().isString() || !entry.value().isTensor()) {
       throw DataError("Weights in " + origin + " hold an entry that is not name -> tensor.");
     }
-    check_dense_tensor(entry.key().toStringRef(), entry.value().toTensor(), origin);
+    check_dense_tensor(entry.key().toStringRef(), entry.value().toTensor(), archive, origin);
     out[entry.key().toStringRef()] = entry.value().toTensor();
   }
   return out;

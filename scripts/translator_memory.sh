@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Bounded memory while translating: the translator's peak resident memory
 # (GNU time's maximum RSS) on LINES and on 10 x LINES input lines, made by
-# cycling through SOURCE_FILE, greedy decoding to an output file. Input is
-# read and translated in chunks and output streams to a temporary file, so the
-# two peaks must agree within 10%; exits 1 otherwise.
+# cycling through SOURCE_FILE, greedy decoding to an output file, and on LINES
+# lines with one line of 256 MiB without a break in their middle. Input is
+# read and translated in chunks, a line is read to at most 64 KiB, and output
+# streams to a temporary file, so the peaks must agree within 10%; exits 1
+# otherwise.
 #
 #   scripts/translator_memory.sh MODEL_DIR SOURCE_FILE [LINES (20000)] [TRANSLATOR (build/translator)]
 set -euo pipefail
@@ -31,9 +33,16 @@ peak_kib() {  # peak RSS of translating file $1
 
 make_input "$lines" "$work/small"
 make_input $((10 * lines)) "$work/large"
+{ head -n $((lines / 2)) "$work/small"; head -c $((256 << 20)) /dev/zero | tr '\0' 'x'; echo; tail -n +$((lines / 2 + 1)) "$work/small"; } \
+  > "$work/long_line"
+growth() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", 100 * (b - a) / a }'; }
 start=$(date +%s)
 small=$(peak_kib "$work/small")
 large=$(peak_kib "$work/large")
+long=$(peak_kib "$work/long_line")
 echo "translator peak RSS: $((small / 1024)) MiB on $lines lines, $((large / 1024)) MiB on $((10 * lines)) lines" \
-  "($(awk -v a="$small" -v b="$large" 'BEGIN { printf "%+.1f%%", 100 * (b - a) / a }'); $(($(date +%s) - start)) s)"
-awk -v a="$small" -v b="$large" 'BEGIN { exit (b > 1.10 * a) ? 1 : 0 }' || { echo "more than 10% growth" >&2; exit 1; }
+  "($(growth "$small" "$large")), $((long / 1024)) MiB on $lines lines with one 256 MiB line ($(growth "$small" "$long"));" \
+  "$(($(date +%s) - start)) s"
+for peak in "$large" "$long"; do
+  awk -v a="$small" -v b="$peak" 'BEGIN { exit (b > 1.10 * a) ? 1 : 0 }' || { echo "more than 10% growth" >&2; exit 1; }
+done

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "model/state_dict.h"
+#include "model/torch_archive.h"
 #include "model/transformer.h"
 #include "tests/test_support.h"
 #include "util/error.h"
@@ -133,6 +134,41 @@ TEST(StateDict, TensorLargerThanItsStorageIsRefused) {
   // A plain transposed (non-contiguous but dense) tensor is fine.
   const torch::Tensor transposed = torch::rand({3, 5}).t();
   EXPECT_TRUE(torch::equal(state_dict_from_bytes(pickled("w", transposed), "ok.pt").at("w"), transposed));
+}
+
+// The pickle says how many elements a storage has; the file says how many
+// bytes were stored for it. A tensor must fit the second.
+TEST(StateDict, StorageClaimingMoreThanItsRecordIsRefused) {
+  std::string bytes = pickled("w", torch::arange(6, torch::kFloat));
+  size_t at = bytes.find("cpu");
+  ASSERT_NE(at, std::string::npos);
+  at = bytes.find('K', at);  // BININT1: the storage's element count
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(bytes[at + 1], 6);
+  bytes[at + 1] = static_cast<char>(200);
+  const std::string message = read_error(bytes);
+  EXPECT_NE(message.find("does not back that shape (24 bytes stored)"), std::string::npos) << message;
+}
+
+TEST(StateDict, PickleOpcodesAreCheckedBeforeTheyRun) {
+  const std::string ok("\x80\x02}q\x00.", 6);  // PROTO 2, EMPTY_DICT, BINPUT 0, STOP
+  EXPECT_NO_THROW(check_pickle_opcodes(ok, "ok.pt"));
+  const auto message = [](const std::string& pickle) {
+    try {
+      check_pickle_opcodes(pickle, "hostile.pt");
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // LONG_BINPUT 0xF0000000: LibTorch's unpickler would grow its memo table to 4 billion entries.
+  EXPECT_NE(message(std::string("\x80\x02}r\x00\x00\x00\xF0.", 9)).find("memo index 4026531840"), std::string::npos);
+  EXPECT_NE(message(std::string("\x80\x02X\xff\xff\x00\x00" "abc.", 11)).find("runs past its end"),
+            std::string::npos);  // BINUNICODE of 65535 bytes
+  EXPECT_NE(message("\x80\x02}").find("without STOP"), std::string::npos);
+  EXPECT_NE(message("\x80\x02\xfe.").find("unknown opcode 254"), std::string::npos);
+  EXPECT_NE(message("\x80\x02" "ctorch\nFloatStorage").find("never ends"), std::string::npos);  // GLOBAL
+  EXPECT_NE(message("\x80\x02}p12x\n.").find("not a number"), std::string::npos);              // PUT
 }
 
 TEST(StateDict, NonFloatingWeightsAreRefused) {
