@@ -33,5 +33,19 @@ TEST(ConfigNumbers, IntegerKeysRefuseFractionsAndOutOfRangeValues) {
   EXPECT_DOUBLE_EQ(config_from_json(config_with("train", "lr", 1e-3), "c.json").train.lr, 1e-3);
 }
 
+// --set through a key that holds a value, not a section: a usage error naming
+// it (was nlohmann's type_error; found by config_fuzz).
+TEST(ConfigOverrides, SettingInsideAValueIsAUsageError) {
+  nlohmann::json j = config_with("train", "precision", "bf16");
+  EXPECT_THROW(apply_override(j, "train.precision.x=1"), UsageError);
+  EXPECT_THROW(apply_override(j, "data.train_src.y.z=2"), UsageError);
+  nlohmann::json not_an_object = nlohmann::json::array();
+  EXPECT_THROW(apply_override(not_an_object, "train.epochs=3"), UsageError);
+  apply_override(j, "checkpoint.average_last=2");  // a new section is made
+  EXPECT_EQ(j["checkpoint"]["average_last"], 2);
+  apply_override(j, "train.precision=fp32");  // a bare string
+  EXPECT_EQ(j["train"]["precision"], "fp32");
+}
+
 }  // namespace
 }  // namespace nmt

@@ -122,15 +122,18 @@ void apply_override(json& j, const std::string& assignment) {
   } catch (const json::parse_error&) {
     value = text;  // bare strings need no quotes on the command line
   }
-  json* node = &j;
   std::stringstream parts(key);
   std::string part;
   std::vector<std::string> path;
   while (std::getline(parts, part, '.')) path.push_back(part);
+  if (!j.is_object()) throw UsageError("--set " + key + ": the config is not a JSON object.");
+  json* node = &j;
   for (size_t i = 0; i + 1 < path.size(); ++i) {
-    if (!node->is_object()) throw UsageError("--set " + key + ": '" + path[i] + "' is not a section.");
-    node = &(*node)[path[i]];
-    if (node->is_null()) *node = json::object();
+    json& child = (*node)[path[i]];
+    if (child.is_null()) child = json::object();
+    // (train.precision="" then train.precision.x=1 reached here with a string; found by config_fuzz)
+    if (!child.is_object()) throw UsageError("--set " + key + ": '" + path[i] + "' is not a section.");
+    node = &child;
   }
   (*node)[path.back()] = value;
 }
