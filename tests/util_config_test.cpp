@@ -43,6 +43,7 @@ TEST(ConfigOverrides, SettingInsideAValueIsAUsageError) {
   EXPECT_THROW(apply_override(not_an_object, "train.epochs=3"), UsageError);
   apply_override(j, "checkpoint.average_last=2");  // a new section is made
   EXPECT_EQ(j["checkpoint"]["average_last"], 2);
+  EXPECT_THROW(apply_override(j, "data.train_src=a\xD3.de"), UsageError);  // not UTF-8 (found by config_fuzz)
   apply_override(j, "train.precision=fp32");  // a bare string
   EXPECT_EQ(j["train"]["precision"], "fp32");
 }

@@ -121,6 +121,11 @@ void apply_override(json& j, const std::string& assignment) {
     value = json::parse(text);
   } catch (const json::parse_error&) {
     value = text;  // bare strings need no quotes on the command line
+    try {
+      value.dump();  // JSON text is UTF-8; the JSON parser saw to that for quoted values
+    } catch (const json::type_error&) {
+      throw UsageError("--set " + assignment.substr(0, eq) + ": the value is not valid UTF-8.");
+    }
   }
   std::stringstream parts(key);
   std::string part;

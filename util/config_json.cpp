@@ -37,7 +37,7 @@ class SectionReader {
       return true;
     } catch (const json::exception&) {
       throw UsageError("Config key '" + qualified(key) + "' in " + origin_ + " has the wrong type (" +
-                       it->dump() + ").");
+                       it->dump(-1, ' ', false, json::error_handler_t::replace) + ").");
     }
   }
 
@@ -64,7 +64,8 @@ class SectionReader {
     if (!(x >= lo && x <= hi) || x != std::floor(x)) {
       throw UsageError("Config key '" + qualified(key) + "' in " + origin_ + " must be a whole number from " +
                        std::to_string(std::numeric_limits<T>::min()) + " to " +
-                       std::to_string(std::numeric_limits<T>::max()) + " (got " + v.dump() + ").");
+                       std::to_string(std::numeric_limits<T>::max()) + " (got " +
+                       v.dump(-1, ' ', false, json::error_handler_t::replace) + ").");
     }
   }
 
