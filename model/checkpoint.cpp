@@ -35,7 +35,9 @@ std::vector<torch::Tensor> tensors_from_bytes(const std::string& bytes, const st
   std::vector<torch::Tensor> out(d.size());
   for (size_t i = 0; i < out.size(); ++i) {
     auto it = d.find(std::to_string(i));
-    if (it == d.end()) throw DataError("Checkpoint " + origin + " has a damaged list of tensors (no entry " + std::to_string(i) + ").");
+    if (it == d.end()) {
+      throw DataError("Checkpoint " + origin + " has a damaged list of tensors (no entry " + std::to_string(i) + ").");
+    }
     out[i] = it->second;
   }
   return out;

@@ -88,9 +88,9 @@ namespace {
 // layer's attention and feed-forward), and the positional table.
 void check_config_fits_weights(const ModelConfig& m, const StateDict& weights, const std::string& origin) {
   const double d = static_cast<double>(m.d_model);
+  const double per_layer = 4.0 * d * d + 2.0 * d * static_cast<double>(m.ffn_hidden);
   const double implied = d * static_cast<double>(std::max(m.enc_voc_size, m.dec_voc_size)) +
-                         2.0 * static_cast<double>(m.n_layers) * (4.0 * d * d + 2.0 * d * static_cast<double>(m.ffn_hidden)) +
-                         d * static_cast<double>(m.max_len);
+                         2.0 * static_cast<double>(m.n_layers) * per_layer + d * static_cast<double>(m.max_len);
   double held = 0;
   for (const auto& item : weights) held += static_cast<double>(item.second.numel());
   if (implied > 2.0 * held + double{1 << 24}) {

@@ -54,7 +54,7 @@ void guarded(httplib::Response& res, Body&& body) {
 json parse_json_body(const std::string& body) {
   try {
     return json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw HttpError(400, std::string("Malformed JSON: ") + e.what());
   }
 }

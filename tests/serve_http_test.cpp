@@ -121,6 +121,8 @@ TEST_F(HttpServer, BadRequestsGetTheirStatusAndAJsonErrorAndTheServerGoesOn) {
   const std::vector<BadRequest> cases = {
       {"no body", "/translate", "", "application/json", key, 400},
       {"malformed JSON", "/translate", R"({"q": "Ein Hund.", )", "application/json", key, 400},
+      {"a number no double holds", "/translate", R"({"q": "Ein Hund.", "alternatives": 6e4748})", "application/json",
+       key, 400},
       {"q of the wrong type", "/translate", R"({"q": 3, "source": "de", "target": "en"})", "application/json", key,
        400},
       {"missing target", "/translate", R"({"q": "Ein Hund.", "source": "de"})", "application/json", key, 400},

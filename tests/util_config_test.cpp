@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data_test_util.h"
 #include "util/config.h"
 #include "util/error.h"
 
@@ -33,6 +34,17 @@ TEST(ConfigNumbers, IntegerKeysRefuseFractionsAndOutOfRangeValues) {
   EXPECT_DOUBLE_EQ(config_from_json(config_with("train", "lr", 1e-3), "c.json").train.lr, 1e-3);
 }
 
+TEST(ConfigFile, NumberBeyondADoubleIsAUsageErrorNamingTheFile) {
+  test::TempDir dir;
+  test::write_file(dir.path("c.json"), "{\"train\": {\"lr\": 6e4748}}");
+  try {
+    read_json_file(dir.path("c.json"));
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(dir.path("c.json")), std::string::npos) << e.what();
+  }
+}
+
 // --set through a key that holds a value, not a section: a usage error naming
 // it (was nlohmann's type_error; found by config_fuzz).
 TEST(ConfigOverrides, SettingInsideAValueIsAUsageError) {
@@ -44,6 +56,7 @@ TEST(ConfigOverrides, SettingInsideAValueIsAUsageError) {
   apply_override(j, "checkpoint.average_last=2");  // a new section is made
   EXPECT_EQ(j["checkpoint"]["average_last"], 2);
   EXPECT_THROW(apply_override(j, "data.train_src=a\xD3.de"), UsageError);  // not UTF-8 (found by config_fuzz)
+  EXPECT_THROW(apply_override(j, "train.lr=6e4748"), UsageError);            // no double holds it (config_fuzz)
   apply_override(j, "train.precision=fp32");  // a bare string
   EXPECT_EQ(j["train"]["precision"], "fp32");
 }

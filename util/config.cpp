@@ -107,6 +107,8 @@ json read_json_file(const std::string& path) {
     size_t upto = std::min<size_t>(e.byte, text.size());
     long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n');
     throw UsageError("Malformed JSON in " + path + " at line " + std::to_string(line) + ": " + e.what());
+  } catch (const json::out_of_range& e) {  // a number like 6e4748 (found by config_fuzz)
+    throw UsageError("Malformed JSON in " + path + ": " + e.what());
   }
 }
 
@@ -119,6 +121,8 @@ void apply_override(json& j, const std::string& assignment) {
   json value;
   try {
     value = json::parse(text);
+  } catch (const json::out_of_range& e) {  // 6e4748 (found by config_fuzz)
+    throw UsageError("--set " + assignment.substr(0, eq) + ": " + e.what());
   } catch (const json::parse_error&) {
     value = text;  // bare strings need no quotes on the command line
     try {
