@@ -1,7 +1,7 @@
 // The config loader as `trainer --config FILE --set KEY=VALUE...` runs it
 // (train/trainer_setup.cpp, resolve_config): the input up to its first NUL
 // byte is the JSON file, each further NUL-separated part one --set
-// assignment; a config that loads must also read back from its own JSON.
+// assignment; a config that loads must also be written and read back.
 #include <string>
 #include <vector>
 
@@ -26,7 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t k = 1; k < parts.size(); ++k) nmt::apply_override(j, parts[k]);
     nmt::Config config = nmt::config_from_json(j, file.path());
     config.validate();
-    nmt::config_from_json(nmt::config_to_json(config), "round trip");  // what a resolved config.json reads back as
+    // The trainer writes the resolved config as config.json and reads it back.
+    const std::string written = nmt::config_to_json(config).dump(2);
+    nmt::config_from_json(nlohmann::json::parse(written), "round trip");
   });
   return 0;
 }
