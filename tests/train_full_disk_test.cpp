@@ -1,7 +1,8 @@
 // A full disk (ENOSPC) or a file size limit (EFBIG) while training: the run
 // stops with one message naming the path it could not write, the checkpoints
 // written before stay intact, no temporary file is left, and once there is
-// room again --resume goes on from the newest checkpoint to the end.
+// room again --resume goes on from the newest checkpoint to the end. The
+// translator's --output likewise.
 #include <sys/statvfs.h>
 
 #include <cstdlib>
@@ -80,6 +81,19 @@ TEST(TrainFullDisk, FileSizeLimitStopsTheRunAndResumeGoesOn) {
   const CommandResult r = run_command(limited + train_command(dir.path("config.json"), out, true));
   expect_stopped_cleanly(r, out, "File too large");
   expect_resume_finishes(dir.path("config.json"), out);
+
+  // The translator's --output is written whole or not at all: over the limit,
+  // one message naming it, and neither the file nor its temporary is left.
+  std::string input;
+  for (int i = 0; i < 2000; ++i) input += "A dog runs.\n";
+  write_file(dir.path("input.txt"), input);
+  const std::string translated = dir.path("translated.txt");
+  const CommandResult t = run_command("trap '' XFSZ; ulimit -f 1; exec " + binary_dir() + "/translator --model " + out +
+                                      " --beam 1 --input " + dir.path("input.txt") + " --output " + translated);
+  EXPECT_EQ(t.code, 1) << t.output;
+  EXPECT_NE(t.output.find("translator: error: Writing the output file " + translated), std::string::npos) << t.output;
+  EXPECT_FALSE(fs::exists(translated));
+  EXPECT_EQ(temporaries(dir.root()), std::vector<std::string>{});
 }
 
 // ENOSPC on a small tmpfs, where the test may mount one (root); the disk is

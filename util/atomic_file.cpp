@@ -21,7 +21,7 @@ std::string errno_text() { return std::strerror(errno); }
 std::string write_failure(int err) {
   std::string why = std::strerror(err);
   if (err == ENOSPC || err == EDQUOT || err == EFBIG) {
-    why += "; the previous version of the file is untouched: free some space (or raise the file size limit) "
+    why += "; nothing was replaced, older files are intact: free some space (or raise the file size limit) "
            "and run again";
   }
   return why;
