@@ -60,6 +60,14 @@ CacheHeader make_header(uint64_t key, uint64_t pairs, uint64_t token_bytes, uint
   return h;
 }
 
+// A cache that cannot be written (a full disk, a file size limit) is not bad
+// data: exit 1, as for checkpoints (util/atomic_file.h).
+[[noreturn]] void cache_write_failed(const std::string& path, int err) {
+  throw Error("Cannot write the id cache " + path + ": " + std::strerror(err) +
+                  "; nothing of the run is lost: free some space (or raise the file size limit) and run again.",
+              kExitOther);
+}
+
 }  // namespace
 
 bool EncodedCorpus::attach(const char* base, size_t size, uint64_t expected_key) {
@@ -197,16 +205,12 @@ EncodedCorpusWriter::~EncodedCorpusWriter() {
 void EncodedCorpusWriter::open_spill(Spill& s, const char* suffix) {
   s.path = path_ + suffix + ".tmp" + std::to_string(::getpid());
   s.file = std::fopen(s.path.c_str(), "wb");
-  if (s.file == nullptr) {
-    throw DataError("Cannot write the id cache " + s.path + ": " + std::strerror(errno) + ".");
-  }
+  if (s.file == nullptr) cache_write_failed(s.path, errno);
   std::setvbuf(s.file, nullptr, _IOFBF, 1 << 20);
 }
 
 void EncodedCorpusWriter::write(Spill& s, const void* data, size_t bytes) {
-  if (bytes > 0 && std::fwrite(data, 1, bytes, s.file) != bytes) {
-    throw DataError("Cannot write the id cache " + s.path + ": " + std::strerror(errno) + " (disk full?).");
-  }
+  if (bytes > 0 && std::fwrite(data, 1, bytes, s.file) != bytes) cache_write_failed(s.path, errno);
   s.bytes += bytes;
 }
 
@@ -240,16 +244,14 @@ void EncodedCorpusWriter::finish(const FilterStats& stats) {
   static const uint64_t zeros = 0;
   for (Spill* s : {&src_ids_, &tgt_ids_}) write(*s, &zeros, align8(s->bytes) - s->bytes);
   for (Spill* s : {&src_off_, &tgt_off_, &src_ids_, &tgt_ids_}) {
-    if (std::fflush(s->file) != 0) {
-      throw DataError("Cannot write the id cache " + s->path + ": " + std::strerror(errno) + " (disk full?).");
-    }
+    if (std::fflush(s->file) != 0) cache_write_failed(s->path, errno);
   }
   close_all();
   const CacheHeader h = make_header(key_, pairs_, token_bytes_, src_total_, tgt_total_, stats);
   Spill out;
   out.path = path_ + ".tmp" + std::to_string(::getpid());
   out.file = std::fopen(out.path.c_str(), "wb");
-  if (out.file == nullptr) throw DataError("Cannot write the id cache " + out.path + ": " + std::strerror(errno) + ".");
+  if (out.file == nullptr) cache_write_failed(out.path, errno);
   std::vector<char> buffer(1 << 20);
   try {
     write(out, &h, sizeof h);
@@ -260,11 +262,10 @@ void EncodedCorpusWriter::finish(const FilterStats& stats) {
       while ((got = std::fread(buffer.data(), 1, buffer.size(), in)) > 0) write(out, buffer.data(), got);
       std::fclose(in);
     }
-    if (std::fclose(out.file) != 0 || out.bytes != h.file_size) {
-      out.file = nullptr;
-      throw DataError("Cannot write the id cache " + out.path + " (disk full?).");
-    }
+    const bool closed = std::fclose(out.file) == 0;
+    const int err = closed ? ENOSPC : errno;
     out.file = nullptr;
+    if (!closed || out.bytes != h.file_size) cache_write_failed(out.path, err);
     if (std::rename(out.path.c_str(), path_.c_str()) != 0) {
       throw DataError("Cannot rename " + out.path + " to " + path_ + ": " + std::strerror(errno) + ".");
     }

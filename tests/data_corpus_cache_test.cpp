@@ -2,6 +2,9 @@
 // reuse of the cache while nothing changed and rebuilding when something did.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include <filesystem>
 
 #include "data/corpus_cache.h"
@@ -96,6 +99,39 @@ TEST_F(CorpusCacheTest, PairsWithALineOverTheByteLimitAreDroppedAndCounted) {
     EXPECT_EQ(corpus->size(), 298);
     EXPECT_EQ(corpus->src(2), vocabs_->src->encode("Ein Hund."));
   }
+}
+
+// A cache that cannot be written (here: a file size limit, EFBIG) is not bad
+// data: exit code 1, a message naming the file, and no temporary left.
+TEST_F(CorpusCacheTest, CacheThatCannotBeWrittenIsAnErrorNamingItWithNoTemporariesLeft) {
+  struct FileSizeLimit {
+    rlimit old{};
+    void (*old_handler)(int) = nullptr;
+    explicit FileSizeLimit(rlim_t bytes) {
+      getrlimit(RLIMIT_FSIZE, &old);
+      old_handler = signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG
+      rlimit limited = old;
+      limited.rlim_cur = bytes;
+      setrlimit(RLIMIT_FSIZE, &limited);
+    }
+    ~FileSizeLimit() {
+      setrlimit(RLIMIT_FSIZE, &old);
+      signal(SIGXFSZ, old_handler);
+    }
+  };
+  const std::string src = dir_->path("train.de.gz"), tgt = dir_->path("train.en");
+  try {
+    FileSizeLimit limit(512);
+    prepare(src, tgt, options("cache"));
+    ADD_FAILURE() << "the cache was written past the limit";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 1) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Cannot write the id cache " + local_.path("cache/train.ids")),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("File too large"), std::string::npos) << e.what();
+  }
+  for (const auto& entry : fs::directory_iterator(local_.path("cache"))) ADD_FAILURE() << "left: " << entry.path();
+  EXPECT_TRUE(prepare(src, tgt, options("cache")).corpus) << "written once the limit is gone";
 }
 
 TEST_F(CorpusCacheTest, CacheIsReusedUntilCorpusOrVocabularyChanges) {
