@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "bench/proc_status.h"
 #include "data/line_reader.h"
 #include "data/parallel_reader.h"
 #include "data_test_util.h"
@@ -129,20 +130,11 @@ TEST(DataLineReader, SkipsAndCountsLinesOverTheLimit) {
   EXPECT_TRUE(edge.skipped());
 }
 
-// VmHWM in KiB after resetting it (Linux: writing 5 to clear_refs), or -1.
-int64_t reset_peak_rss_kib() {
+// This process's peak RSS in MiB after resetting it to the current RSS (Linux:
+// writing 5 to clear_refs), or -1.
+double reset_peak_rss_mib() {
   std::ofstream("/proc/self/clear_refs") << "5";
-  std::ifstream in("/proc/self/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "VmHWM:") {
-      int64_t kib = 0;
-      in >> kib;
-      return kib;
-    }
-    std::getline(in, key);
-  }
-  return -1;
+  return bench::proc_status_mib("VmHWM");
 }
 
 TEST(DataLineReader, SkippedLineIsNeverHeldWhole) {
@@ -154,7 +146,7 @@ TEST(DataLineReader, SkippedLineIsNeverHeldWhole) {
   test::write_gz(dir.path("huge.gz"), text);
   text = std::string();
   text.shrink_to_fit();
-  const int64_t before = reset_peak_rss_kib();
+  const double before = reset_peak_rss_mib();
   if (before < 0) GTEST_SKIP() << "no /proc/self/status here";
   LineReader reader(dir.path("huge.gz"), kMaxLineBytes, LongLines::kSkip);
   std::string_view line;
@@ -165,7 +157,7 @@ TEST(DataLineReader, SkippedLineIsNeverHeldWhole) {
   ASSERT_TRUE(reader.next(line));
   EXPECT_EQ(line, "after");
   EXPECT_EQ(reader.line_number(), 3);
-  const int64_t growth_mib = (reset_peak_rss_kib() - before) / 1024;
+  const double growth_mib = bench::proc_status_mib("VmHWM") - before;  // the peak while reading
   EXPECT_LT(growth_mib, 32) << "reading past a 256 MiB line raised the peak by " << growth_mib << " MiB";
 }
 
