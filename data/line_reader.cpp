@@ -203,7 +203,8 @@ bool LineReader::discard_rest_of_line() {
 void LineReader::check_skipped_share() const {
   if (skipped_lines_ == 0) return;
   if (static_cast<double>(skipped_lines_) <= kMaxSkippedLineShare * static_cast<double>(line_number_)) return;
-  const std::string which = (skipped_lines_ == 1 ? "line " : "lines ") + line_number_list(first_skipped_, skipped_lines_);
+  const std::string which =
+      (skipped_lines_ == 1 ? "line " : "lines ") + line_number_list(first_skipped_, skipped_lines_);
   throw DataError(path_ + ": " + std::to_string(skipped_lines_) + " of its " + std::to_string(line_number_) +
                   " lines are longer than " + std::to_string(max_line_bytes_) + " bytes (" + which + "); more than " +
                   std::to_string(static_cast<int>(kMaxSkippedLineShare * 100)) +

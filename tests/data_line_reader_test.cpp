@@ -119,7 +119,8 @@ TEST(DataLineReader, SkipsAndCountsLinesOverTheLimit) {
     EXPECT_EQ(reader.first_skipped_lines(), skipped) << name;
   }
   // A line exactly at the limit is kept, one byte more is skipped.
-  test::write_file(dir.path("edge.txt"), std::string(kMaxLineBytes, 'y') + "\r\n" + std::string(kMaxLineBytes + 1, 'z') +
+  test::write_file(dir.path("edge.txt"), std::string(kMaxLineBytes, 'y') + "\r\n" +
+                                             std::string(kMaxLineBytes + 1, 'z') +
                                              "\n" + std::string(200, '\n'));
   LineReader edge(dir.path("edge.txt"), kMaxLineBytes, LongLines::kSkip);
   std::string_view line;

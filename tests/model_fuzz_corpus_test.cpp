@@ -46,7 +46,8 @@ TEST(FuzzCorpus, CheckpointInputsAreReadOrRefused) {
     expect_read_or_data_error(file, [&] { load_checkpoint(file, CheckpointParts::kAll); });
     expect_read_or_data_error(file, [&] { load_checkpoint(file, CheckpointParts::kWeights); });
   }
-  EXPECT_FALSE(checkpoint_is_intact(test::source_dir() + "/tests/fuzz/corpus/checkpoint/regress_header_field_of_wrong_type"));
+  EXPECT_FALSE(
+      checkpoint_is_intact(test::source_dir() + "/tests/fuzz/corpus/checkpoint/regress_header_field_of_wrong_type"));
 }
 
 TEST(FuzzCorpus, StateDictInputsAreReadOrRefused) {

@@ -43,7 +43,11 @@ TEST(ModelDir, ConfigLargerThanItsWeightsIsRefusedBeforeBuilding) {
   EXPECT_NE(message.find("last.pt"), std::string::npos) << message;
   EXPECT_NE(message.find("describes a model of at least"), std::string::npos) << message;
   // A positional table of 2^31 rows.
-  rewrite_model_config(model_dir, [](nlohmann::json& m) { m["d_model"] = 32; m["n_head"] = 4; m["max_len"] = 1LL << 31; });
+  rewrite_model_config(model_dir, [](nlohmann::json& m) {
+    m["d_model"] = 32;
+    m["n_head"] = 4;
+    m["max_len"] = 1LL << 31;
+  });
   message = load_error(model_dir);
   EXPECT_NE(message.find("max_len 2147483648"), std::string::npos) << message;
   // The translator says so in one line and exits 3.

@@ -118,7 +118,8 @@ TEST(TrainFullDisk, FullDiskStopsTheRunAndResumeGoesOnOnceSpaceIsFreed) {
   const int64_t free_bytes = static_cast<int64_t>(st.f_bavail) * static_cast<int64_t>(st.f_frsize);
   const int64_t filler = free_bytes - checkpoint_bytes / 2;
   ASSERT_GT(filler, 0);
-  const CommandResult fill = run_command("head -c " + std::to_string(filler) + " /dev/zero > " + mount_point + "/filler");
+  const CommandResult fill =
+      run_command("head -c " + std::to_string(filler) + " /dev/zero > " + mount_point + "/filler");
   ASSERT_EQ(fill.code, 0) << fill.output;
   const CommandResult r = run_command(train_command(dir.path("config.json"), out, true));
   expect_stopped_cleanly(r, out, "No space left on device");
