@@ -41,6 +41,9 @@ class BatchIterator {
   void start_epoch(int64_t epoch);
   // The next batch of the current epoch; false once the epoch is done.
   bool next(Batch& batch);
+  // Moves past the next batch without building it (another data-parallel
+  // rank trains on it) and tells its token counts; false once the epoch is done.
+  bool skip(int64_t& src_tokens, int64_t& tgt_tokens);
 
   IteratorState state() const;
   // Continues exactly where state was taken: next() then returns the batch

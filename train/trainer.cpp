@@ -20,25 +20,46 @@ namespace nmt::train {
 
 TrainResult Trainer::run() {
   install_stop_signal_handlers();
-  prepare_output();
-  build_model();
-  restore_or_start();
-  model_->train();
-  started_ = std::chrono::steady_clock::now();
-  check_time_budget();  // a resumed run may have spent it already
-  while (!finished()) {
-    auto started = std::chrono::steady_clock::now();
-    StepStats stats = train_step();
-    interval_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (stats.done) break;
-    after_step(stats);
+  join_job();
+  bool stopped_by_another_rank = false;  // a signal that reached another rank of the job
+  try {
+    prepare_output();
+    build_model();
+    restore_or_start();
+    share_start_state();
+    model_->train();
+    started_ = std::chrono::steady_clock::now();
+    check_time_budget();  // a resumed run may have spent it already
+    while (true) {
+      const bool finished_here = finished();
+      if (agree_to_stop(finished_here)) {
+        stopped_by_another_rank = !finished_here;
+        break;
+      }
+      auto started = std::chrono::steady_clock::now();
+      StepStats stats = train_step();
+      interval_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (stats.done) break;
+      after_step(stats);
+    }
+  } catch (const std::exception& e) {
+    leave_job(e.what());
+    throw;
   }
-  progress_->clear();
+  if (progress_) progress_->clear();
   TrainResult result;
-  result.interrupted = stop_requested();
-  if (step_ != last_saved_step_) result.last_checkpoint = save_checkpoint(false);
+  result.writer = writer();
+  result.interrupted = stop_requested() || stopped_by_another_rank;
+  if (writer() && step_ != last_saved_step_) result.last_checkpoint = save_checkpoint(false);
+  leave_job();
+  result.step = step_;
+  result.epoch = iterator_->epoch();
+  result.out_dir = paths_.root;
+  if (!writer()) return result;
   if (result.interrupted) {
-    log_->info("stopped by signal {} at step {}; resume with --resume", stop_signal_number(), step_);
+    log_->info("stopped by {} at step {}; resume with --resume",
+               stop_requested() ? fmt::format("signal {}", stop_signal_number()) : std::string("another rank's signal"),
+               step_);
   } else {
     log_->info("training finished at step {}{}", step_,
                early_stopped_ ? " (early stop)"
@@ -47,9 +68,6 @@ TrainResult Trainer::run() {
   }
   finish_run();
   metrics_->update_plot();
-  result.step = step_;
-  result.epoch = iterator_->epoch();
-  result.out_dir = paths_.root;
   return result;
 }
 
@@ -68,8 +86,9 @@ bool Trainer::out_of_time() const {
   return config_.train.max_minutes > 0 && elapsed_seconds() >= config_.train.max_minutes * 60.0;
 }
 
+// Rank 0's clock decides for a whole job (the others learn it from agree_to_stop).
 void Trainer::check_time_budget() {
-  if (!budget_spent_ && out_of_time()) budget_spent_ = true;
+  if (writer() && !budget_spent_ && out_of_time()) budget_spent_ = true;
 }
 
 bool Trainer::finished() const {
@@ -77,26 +96,53 @@ bool Trainer::finished() const {
   return config_.train.max_steps > 0 && step_ >= config_.train.max_steps;
 }
 
-bool Trainer::next_batch(data::Batch& batch) {
-  while (!iterator_->next(batch)) {
+bool Trainer::next_batch(data::Batch* batch, int64_t& src_tokens, int64_t& tgt_tokens) {
+  while (!(batch ? iterator_->next(*batch) : iterator_->skip(src_tokens, tgt_tokens))) {
     // epochs 0 means no epoch limit (max_steps then ends the run).
     if (config_.train.epochs > 0 && iterator_->epoch() + 1 >= config_.train.epochs) return false;
     iterator_->start_epoch(iterator_->epoch() + 1);
   }
+  if (batch) {
+    src_tokens = batch->src_tokens;
+    tgt_tokens = batch->tgt_tokens;
+  }
   return true;
 }
 
+namespace {
+
+// Dropout's masks depend on (seed, step, place of the batch in the step)
+// alone, so that N ranks draw what one process with N-fold accumulation draws.
+uint64_t dropout_seed(int64_t seed, int64_t step, int64_t slot) {
+  uint64_t z = static_cast<uint64_t>(seed) * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(step) << 20 ^
+               static_cast<uint64_t>(slot);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+// One optimizer step over the job's next accum_steps x world_size batches:
+// this rank trains on its accum_steps of them (slots rank * accum_steps on)
+// and counts the others' tokens, so that every rank divides by the step's
+// global token count without asking; a rank whose share the data no longer
+// fills takes part with nothing.
 Trainer::StepStats Trainer::train_step() {
   StepStats stats;
-  std::vector<data::Batch> batches;
-  for (int64_t i = 0; i < config_.train.accum_steps; ++i) {
+  const int64_t accum = config_.train.accum_steps;
+  std::vector<std::pair<int64_t, data::Batch>> mine;  // (slot in the step, batch)
+  int64_t slots = 0;
+  for (; slots < accum * world_size(); ++slots) {
+    const bool own = slots / accum == rank();
     data::Batch b;
-    if (!next_batch(b)) break;
-    stats.tokens += b.tgt_tokens;
-    stats.src_tokens += b.src_tokens;
-    batches.push_back(std::move(b));
+    int64_t src_tokens = 0, tgt_tokens = 0;
+    if (!next_batch(own ? &b : nullptr, src_tokens, tgt_tokens)) break;
+    stats.tokens += tgt_tokens;
+    stats.src_tokens += src_tokens;
+    if (own) mine.emplace_back(slots, std::move(b));
   }
-  if (batches.empty()) {
+  if (slots == 0) {
     stats.done = true;
     return stats;
   }
@@ -105,13 +151,15 @@ Trainer::StepStats Trainer::train_step() {
   // divided by the step's token count, so accumulation equals one big batch.
   const double denominator = static_cast<double>(std::max<int64_t>(stats.tokens, 1));
   torch::Tensor loss_sum = torch::zeros({}, torch::kDouble), nll_sum = torch::zeros({}, torch::kDouble);
-  for (const auto& b : batches) {
+  for (const auto& [slot, b] : mine) {
+    torch::manual_seed(dropout_seed(config_.train.seed, step_ + 1, slot));
     const BatchLoss loss = forward_backward(*model_, b, denominator, step_settings_);
     loss_sum += loss.smoothed_sum.to(torch::kCPU, torch::kDouble);
     nll_sum += loss.nll_sum.to(torch::kCPU, torch::kDouble);
   }
   stats.loss_sum = loss_sum.item<double>();
   stats.nll_sum = nll_sum.item<double>();
+  sum_gradients(stats);
   if (!std::isfinite(stats.loss_sum)) {
     stats.skipped = true;
     optimizer_->zero_grad();
@@ -152,6 +200,8 @@ void Trainer::count_skipped_step() {
 // Live progress every step; a log line and a metrics.jsonl record every
 // train.log_every_steps, averaged over the steps since the previous one.
 void Trainer::report_progress(const StepStats& stats) {
+  if (!writer()) return;
+  ++interval_steps_;
   interval_loss_ += stats.loss_sum;
   interval_tokens_ += stats.tokens;
   interval_all_tokens_ += stats.tokens + stats.src_tokens;
@@ -174,7 +224,11 @@ void Trainer::report_progress(const StepStats& stats) {
                    {"loss", snap.loss},
                    {"lr", snap.lr},
                    {"tokens_per_s", snap.tokens_per_s},
-                   {"src_tgt_tokens_per_s", interval_all_tokens_ / std::max(interval_seconds_, 1e-9)}});
+                   {"src_tgt_tokens_per_s", interval_all_tokens_ / std::max(interval_seconds_, 1e-9)},
+                   {"ranks", world_size()},
+                   {"allreduce_ms_per_step", 1000.0 * interval_allreduce_seconds_ / std::max<int64_t>(interval_steps_, 1)}});
+  interval_allreduce_seconds_ = 0;
+  interval_steps_ = 0;
   interval_loss_ = 0;
   interval_tokens_ = interval_all_tokens_ = 0;
   interval_seconds_ = 0;
@@ -183,6 +237,7 @@ void Trainer::report_progress(const StepStats& stats) {
 // Validation every valid.every_steps and after the last step; a checkpoint
 // every checkpoint.every_steps and whenever validation found a new best.
 void Trainer::validate_and_checkpoint() {
+  if (!writer()) return;
   const bool last = finished() && !stop_requested();
   bool best = false;
   if (!valid_batches_.empty() && (step_ % config_.valid.every_steps == 0 || last)) {

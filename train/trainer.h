@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,9 @@
 #include "data/batch_iterator.h"
 #include "data/parallel_reader.h"
 #include "data/training_data.h"
+#include "dist/communicator.h"
+#include "dist/gradient_sync.h"
+#include "dist/job_env.h"
 #include "model/checkpoint.h"
 #include "model/model_dir.h"
 #include "model/transformer.h"
@@ -37,6 +41,9 @@ struct TrainerOptions {
   std::vector<std::string> overrides;  // --set KEY=VALUE
   std::string init_state_dict;         // reference-format weights to start from
   bool progress_on_terminal = true;    // draw a live line when stderr is a TTY
+  // This process's place in a data-parallel job (torchrun's environment or
+  // trainer --nproc-per-node); none or a world of one: a plain process.
+  std::optional<dist::JobEnv> job;
 };
 
 struct TrainResult {
@@ -45,6 +52,7 @@ struct TrainResult {
   bool interrupted = false;  // stopped by SIGINT/SIGTERM after saving
   std::string out_dir;
   std::string last_checkpoint;
+  bool writer = true;  // rank 0 of a job (or a plain process): the one that wrote the output directory
 };
 
 // Reads the config file, applies overrides and validates (UsageError on failure).
@@ -65,8 +73,12 @@ class Trainer {
   void restore_or_start();
   void restore(const model::Checkpoint& checkpoint);
   void restore_state(const model::Checkpoint& c, const std::string& origin);  // restore()'s body
+  void apply_training_state(const nlohmann::json& state);  // step, data position, schedule, progress
+  nlohmann::json training_state() const;
   model::Checkpoint snapshot() const;
   std::string save_checkpoint(bool best);
+  std::shared_ptr<spdlog::logger> make_logger() const;
+  int cpu_threads_of_this_rank() const;
 
   // trainer.cpp
   struct StepStats {
@@ -75,7 +87,9 @@ class Trainer {
     int64_t tokens = 0, src_tokens = 0;
   };
   StepStats train_step();
-  bool next_batch(data::Batch& batch);
+  // The next batch of the job's order: built when `batch` is given (this
+  // rank trains on it), only counted otherwise. False once the data is done.
+  bool next_batch(data::Batch* batch, int64_t& src_tokens, int64_t& tgt_tokens);
   bool finished() const;
   void after_step(const StepStats& stats);
   void count_skipped_step();
@@ -87,6 +101,20 @@ class Trainer {
   double elapsed_seconds() const;  // training wall time of the whole run, across resumes
   bool out_of_time() const;
   void check_time_budget();
+
+  // trainer_dist.cpp: data-parallel jobs. Each is a no-op in a plain process.
+  bool writer() const { return !comm_ || comm_->rank() == 0; }
+  int rank() const { return comm_ ? comm_->rank() : 0; }
+  int world_size() const { return comm_ ? comm_->size() : 1; }
+  void join_job();
+  // Runs `prepare` on rank 0 first, then on the first rank of every other
+  // machine, then on the rest, so that files shared by ranks are made once.
+  void prepare_in_turn(const std::function<void()>& prepare);
+  void check_same_data_as_rank0();
+  void share_start_state();  // rank 0's weights, optimizer and position on every rank
+  bool agree_to_stop(bool stop);
+  void sum_gradients(StepStats& stats);  // and the loss sums with them
+  void leave_job(const std::string& error_message = "");
 
   // trainer_finish.cpp: after the last step, or on a clean stop.
   void finish_run();
@@ -113,6 +141,8 @@ class Trainer {
   std::unique_ptr<CheckpointManager> checkpoints_;
   std::unique_ptr<MetricsLog> metrics_;
   std::unique_ptr<Progress> progress_;
+  std::unique_ptr<dist::Communicator> comm_;    // a data-parallel job's collectives
+  std::unique_ptr<dist::GradientSync> gradient_sync_;
 
   // Progress of the run, saved in checkpoints.
   int64_t step_ = 0;
@@ -133,6 +163,8 @@ class Trainer {
   double interval_loss_ = 0;
   int64_t interval_tokens_ = 0, interval_all_tokens_ = 0;
   double interval_seconds_ = 0;
+  double interval_allreduce_seconds_ = 0;  // of which summing gradients over the ranks
+  int64_t interval_steps_ = 0;
   int64_t last_saved_step_ = -1;
 };
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <spdlog/sinks/basic_file_sink.h>
@@ -13,6 +14,7 @@
 
 #include "data/language_pair.h"
 #include "model/state_dict.h"
+#include "train/optimizer_bytes.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -21,16 +23,6 @@
 namespace nmt::train {
 namespace fs = std::filesystem;
 namespace {
-
-std::shared_ptr<spdlog::logger> make_logger(const std::string& log_path) {
-  std::vector<spdlog::sink_ptr> sinks;
-  sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_path));
-  auto logger = std::make_shared<spdlog::logger>("trainer", sinks.begin(), sinks.end());
-  logger->set_pattern("[%Y-%m-%d %H:%M:%S] [%l] %v");
-  logger->flush_on(spdlog::level::info);
-  return logger;
-}
 
 torch::Device choose_device(const std::string& wanted) {
   const bool cuda = torch::cuda::is_available();
@@ -71,25 +63,6 @@ void restore_rng_states(const std::vector<torch::Tensor>& states) {
   }
 }
 
-std::string optimizer_bytes(torch::optim::Adam& optimizer) {
-  torch::serialize::OutputArchive archive;
-  optimizer.save(archive);
-  std::ostringstream out;
-  archive.save_to(out);
-  return out.str();
-}
-
-void load_optimizer_bytes(torch::optim::Adam& optimizer, const std::string& bytes, const std::string& origin) {
-  try {
-    std::istringstream in(bytes);
-    torch::serialize::InputArchive archive;
-    archive.load_from(in);
-    optimizer.load(archive);
-  } catch (const c10::Error&) {
-    throw DataError("Checkpoint " + origin + " holds optimizer state that does not fit this model.");
-  }
-}
-
 }  // namespace
 
 Config resolve_config(const TrainerOptions& options) {
@@ -110,34 +83,68 @@ TrainResult run_training(const TrainerOptions& options) {
 Trainer::Trainer(Config config, TrainerOptions options)
     : config_(std::move(config)), options_(std::move(options)), paths_(options_.out_dir) {}
 
-void Trainer::prepare_output() {
-  fs::create_directories(paths_.checkpoints);
-  const bool has_checkpoints = fs::exists(paths_.last) || !fs::is_empty(paths_.checkpoints);
-  if (has_checkpoints && !options_.resume) {
-    throw UsageError("Output directory " + paths_.root +
-                     " already holds checkpoints; pass --resume to continue that run or choose another --out.");
-  }
-  // The final validation's scores describe the checkpoints of a finished run;
-  // a run that goes on will write new ones at its end.
-  fs::remove(paths_.scores);
-  log_ = make_logger(paths_.log);
-  progress_ = std::make_unique<Progress>(log_, options_.progress_on_terminal && ::isatty(2));
-  device_ = choose_device(config_.train.device);
-  const PrecisionChoice precision = choose_precision(config_.train.precision, device_);
-  const ThreadPlan threads = configure_cpu_threads(static_cast<int>(config_.train.threads), precision.precision);
-  log_->info("output directory {} | device {} | precision {} ({}) | {} cores ({} ATen, {} OpenBLAS threads)",
-             paths_.root, device_.str(), precision_name(precision.precision), precision.reason, threads.cores,
-             threads.aten, threads.blas);
+// Rank 0 (or a plain process) logs to the terminal and train.log; the other
+// ranks of a job only say what goes wrong, on the terminal.
+std::shared_ptr<spdlog::logger> Trainer::make_logger() const {
+  std::vector<spdlog::sink_ptr> sinks;
+  sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  if (writer()) sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(paths_.log));
+  auto logger = std::make_shared<spdlog::logger>("trainer", sinks.begin(), sinks.end());
+  logger->set_pattern(writer() ? "[%Y-%m-%d %H:%M:%S] [%l] %v"
+                               : fmt::format("[%Y-%m-%d %H:%M:%S] [rank {}] [%l] %v", rank()));
+  logger->set_level(writer() ? spdlog::level::info : spdlog::level::warn);
+  logger->flush_on(spdlog::level::info);
+  return logger;
+}
 
-  vocabs_ = vocab::prepare_vocabularies(config_, paths_.root);
-  config_.model.enc_voc_size = vocabs_.src->size();
-  config_.model.dec_voc_size = vocabs_.tgt->size();
-  config_.model.src_pad_idx = vocabs_.src->pad_id();
-  config_.model.trg_pad_idx = vocabs_.tgt->pad_id();
-  config_.model.trg_sos_idx = vocabs_.tgt->bos_id();
-  config_.validate();
+// train.threads counts a machine's cores (0: all of them); the ranks on one
+// machine share them.
+int Trainer::cpu_threads_of_this_rank() const {
+  int n = static_cast<int>(config_.train.threads);
+  const int local_ranks = comm_ ? comm_->job().local_world_size : 1;
+  if (local_ranks <= 1) return n;
+  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, n / local_ranks);
+}
+
+void Trainer::prepare_output() {
+  fs::create_directories(paths_.root);
+  if (writer()) {
+    fs::create_directories(paths_.checkpoints);
+    const bool has_checkpoints = fs::exists(paths_.last) || !fs::is_empty(paths_.checkpoints);
+    if (has_checkpoints && !options_.resume) {
+      throw UsageError("Output directory " + paths_.root +
+                       " already holds checkpoints; pass --resume to continue that run or choose another --out.");
+    }
+    // The final validation's scores describe the checkpoints of a finished
+    // run; a run that goes on will write new ones at its end.
+    fs::remove(paths_.scores);
+  }
+  log_ = make_logger();
+  progress_ = std::make_unique<Progress>(log_, writer() && options_.progress_on_terminal && ::isatty(2));
+  device_ = choose_device(config_.train.device);
+  if (comm_ && device_.is_cuda()) {  // one GPU per rank of a machine
+    device_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(comm_->job().local_rank %
+                                                                         torch::cuda::device_count()));
+  }
+  const PrecisionChoice precision = choose_precision(config_.train.precision, device_);
+  const ThreadPlan threads = configure_cpu_threads(cpu_threads_of_this_rank(), precision.precision);
+  log_->info("output directory {} | device {} | precision {} ({}) | {} cores ({} ATen, {} OpenBLAS threads){}",
+             paths_.root, device_.str(), precision_name(precision.precision), precision.reason, threads.cores,
+             threads.aten, threads.blas,
+             comm_ ? fmt::format(" per rank | {} ranks: {}", world_size(), comm_->job().describe()) : std::string());
+
+  prepare_in_turn([&] {
+    vocabs_ = vocab::prepare_vocabularies(config_, paths_.root);
+    config_.model.enc_voc_size = vocabs_.src->size();
+    config_.model.dec_voc_size = vocabs_.tgt->size();
+    config_.model.src_pad_idx = vocabs_.src->pad_id();
+    config_.model.trg_pad_idx = vocabs_.tgt->pad_id();
+    config_.model.trg_sos_idx = vocabs_.tgt->bos_id();
+    config_.validate();
+    data_ = data::prepare_training_data(config_, vocabs_, paths_.root);
+  });
   step_settings_ = {config_.model.trg_pad_idx, config_.train.label_smoothing, device_, precision.precision};
-  data_ = data::prepare_training_data(config_, vocabs_, paths_.root);
   log_->info("training data: {}", data_.train->stats().summary());
   if (data_.valid) log_->info("validation data: {}", data_.valid->stats().summary());
   iterator_.emplace(data::make_train_iterator(data_, config_));
@@ -149,7 +156,8 @@ void Trainer::prepare_output() {
   const data::LanguagePair pair = data::language_pair(config_.data);
   config_.data.src_lang = pair.source;
   config_.data.tgt_lang = pair.target;
-  write_file_atomically(paths_.config, config_to_json(config_).dump(2) + "\n");
+  check_same_data_as_rank0();
+  if (writer()) write_file_atomically(paths_.config, config_to_json(config_).dump(2) + "\n");
 }
 
 void Trainer::build_model() {
@@ -166,16 +174,21 @@ void Trainer::build_model() {
   adam.betas({t.adam_beta1, t.adam_beta2}).eps(t.adam_eps).weight_decay(t.weight_decay);
   optimizer_ = std::make_unique<torch::optim::Adam>(model_->unique_parameters(), adam);
   schedule_ = std::make_unique<LrSchedule>(t, config_.model.d_model);
-  // Averaging needs its checkpoints kept.
-  checkpoints_ = std::make_unique<CheckpointManager>(
-      paths_, std::max(config_.checkpoint.keep_last, config_.checkpoint.average_last));
+  // Averaging needs its checkpoints kept. Only rank 0 of a job writes them.
+  if (writer()) {
+    checkpoints_ = std::make_unique<CheckpointManager>(
+        paths_, std::max(config_.checkpoint.keep_last, config_.checkpoint.average_last));
+  }
+  if (comm_) gradient_sync_ = std::make_unique<dist::GradientSync>(model_->unique_parameters());
   int64_t n = 0;
   for (const auto& p : model_->unique_parameters()) n += p.numel();
   log_->info("model: {} parameters, d_model {}, {} layers, {} heads", n, config_.model.d_model,
              config_.model.n_layers, config_.model.n_head);
 }
 
+// Rank 0 of a job reads the checkpoint; share_start_state() gives the others its state.
 void Trainer::restore_or_start() {
+  if (!writer()) return;
   std::optional<model::Checkpoint> checkpoint;
   if (options_.resume) {
     bool found_any = false;
@@ -209,7 +222,13 @@ void Trainer::restore_state(const model::Checkpoint& c, const std::string& origi
   }
   model::load_state_dict(*model_, c.weights, origin);
   load_optimizer_bytes(*optimizer_, c.optimizer, origin);
-  const auto& s = c.state;
+  apply_training_state(c.state);
+  restore_rng_states(c.rng);
+  last_saved_step_ = step_;
+  log_->info("resumed from step {} (epoch {})", step_, iterator_->epoch() + 1);
+}
+
+void Trainer::apply_training_state(const nlohmann::json& s) {
   step_ = s.at("step");
   schedule_->restore(s.at("schedule"));
   iterator_->restore(data::iterator_state_from_json(s.at("iterator")));
@@ -218,9 +237,18 @@ void Trainer::restore_state(const model::Checkpoint& c, const std::string& origi
   validations_without_improvement_ = s.at("validations_without_improvement");
   elapsed_before_ = s.value("elapsed_seconds", 0.0);  // absent in checkpoints written before train.max_minutes
   valid_seconds_ = s.value("valid_seconds", 0.0);
-  restore_rng_states(c.rng);
-  last_saved_step_ = step_;
-  log_->info("resumed from step {} (epoch {})", step_, iterator_->epoch() + 1);
+}
+
+nlohmann::json Trainer::training_state() const {
+  return {{"step", step_},
+          {"epoch", iterator_->epoch()},
+          {"iterator", data::iterator_state_to_json(iterator_->state())},
+          {"schedule", schedule_->state()},
+          {"has_best", has_best_},
+          {"best_score", best_score_},
+          {"validations_without_improvement", validations_without_improvement_},
+          {"elapsed_seconds", elapsed_seconds()},
+          {"valid_seconds", valid_seconds_}};
 }
 
 model::Checkpoint Trainer::snapshot() const {
@@ -229,15 +257,7 @@ model::Checkpoint Trainer::snapshot() const {
   c.weights = model::state_dict_of(*model_);
   c.optimizer = optimizer_bytes(*optimizer_);
   c.rng = rng_states();
-  c.state = {{"step", step_},
-             {"epoch", iterator_->epoch()},
-             {"iterator", data::iterator_state_to_json(iterator_->state())},
-             {"schedule", schedule_->state()},
-             {"has_best", has_best_},
-             {"best_score", best_score_},
-             {"validations_without_improvement", validations_without_improvement_},
-             {"elapsed_seconds", elapsed_seconds()},
-             {"valid_seconds", valid_seconds_}};
+  c.state = training_state();
   return c;
 }
 

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "dist/job_env.h"
+#include "dist/launcher.h"
 #include "model/checkpoint_average.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -37,6 +39,16 @@ int trainer_main(int argc, char** argv) {
                  "average these checkpoints of one model into --output (no training)")
       ->expected(1, -1);
   app.add_option("--output", average_output, "with --average: the checkpoint file to write");
+  dist::LaunchOptions launch;
+  std::string network_interface;
+  auto* nproc = app.add_option("--nproc-per-node", launch.nproc_per_node,
+                               "start N data-parallel ranks on this machine (as torchrun --nproc-per-node)");
+  auto* nnodes = app.add_option("--nnodes", launch.nnodes, "machines in the job, each running this command");
+  app.add_option("--node-rank", launch.node_rank, "this machine's place in the job, 0 to --nnodes - 1");
+  app.add_option("--master-addr", launch.master_addr, "address of the machine of --node-rank 0");
+  app.add_option("--master-port", launch.master_port, "its rendezvous port (default: free port, or 29500)");
+  app.add_option("--network-interface", network_interface,
+                 "network interface for the ranks' traffic, e.g. eth1 (or GLOO_SOCKET_IFNAME)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -45,7 +57,15 @@ int trainer_main(int argc, char** argv) {
   if (!average_inputs.empty()) return average_main(average_inputs, average_output);
   if (options.config_path.empty()) throw UsageError("--config FILE is required (or --average CKPT... --output FILE).");
   if (!average_output.empty()) throw UsageError("--output goes with --average CKPT...; training writes to --out DIR.");
+  if (nproc->count() > 0 || nnodes->count() > 0) {
+    train::resolve_config(options);  // a bad config is said once, not by every rank
+    launch.network_interface = network_interface;
+    return dist::launch_local_ranks(launch, dist::without_launcher_flags(argc, argv));
+  }
+  options.job = dist::job_env_from_environment();
+  if (options.job && !network_interface.empty()) options.job->network_interface = network_interface;
   train::TrainResult result = train::run_training(options);
+  if (!result.writer) return 0;
   std::cerr << (result.interrupted ? "trainer: interrupted at step " : "trainer: done at step ") << result.step
             << "; model directory: " << result.out_dir << "\n";
   return 0;

@@ -1,0 +1,185 @@
+#include "dist/communicator.h"
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+#include <torch/version.h>
+#include <fmt/format.h>
+#include <cstring>
+
+#include "dist/liveness.h"
+#include "dist/network.h"
+#include "util/error.h"
+
+namespace nmt::dist {
+namespace {
+
+// LibTorch 2.x made the process groups' backends a class of their own.
+#if TORCH_VERSION_MAJOR >= 2
+using BackendBase = c10d::Backend;
+#else
+using BackendBase = c10d::ProcessGroup;
+#endif
+
+// Collectives wait this long for a peer that is alive but slow (rank 0
+// validating while the others wait for the next step); a dead one is noticed
+// by the heartbeats long before.
+constexpr auto kCollectiveTimeout = std::chrono::hours(2);
+
+std::string store_name(const JobEnv& job) { return fmt::format("{}:{}", job.master_addr, job.master_port); }
+
+c10::intrusive_ptr<c10d::Store> connect_store(const JobEnv& job, bool serve, bool wait_for_workers) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(job.master_port);
+  options.isServer = serve;
+  options.numWorkers = wait_for_workers ? c10::optional<size_t>(job.world_size) : c10::nullopt;
+  options.waitWorkers = wait_for_workers;
+  options.timeout = std::chrono::seconds(job.rendezvous_timeout_s);
+  c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::TCPStore>(job.master_addr, options);
+  // A restarted attempt of torchrun's must not meet the keys of the last one.
+  return c10::make_intrusive<c10d::PrefixStore>(fmt::format("nmt/attempt_{}", job.restart_count), store);
+}
+
+// The rank-0 store server failing to start, or a client failing to reach it,
+// in words a user can act on.
+[[noreturn]] void rendezvous_failed(const JobEnv& job, const std::exception& e) {
+  const std::string what = e.what();
+  const std::string reason = what.substr(0, what.find('\n'));
+  const bool serving = job.rank == 0 && !job.agent_store;
+  if (serving && (what.find("ddress already in use") != std::string::npos || what.find("EADDRINUSE") != std::string::npos)) {
+    throw Error(fmt::format("Cannot start the job's rendezvous on port {}: the port is in use (another job?). "
+                            "Choose a free one with --master-port or MASTER_PORT.",
+                            job.master_port),
+                kExitOther);
+  }
+  throw Error(fmt::format("Rank {} could not join the job at {} within {} s ({}). Check that MASTER_ADDR and "
+                          "MASTER_PORT (--master-addr, --master-port) name rank 0's host and a port it can "
+                          "open, that a firewall lets it through, and that all {} ranks were started.",
+                          job.rank, store_name(job), job.rendezvous_timeout_s, reason, job.world_size),
+              kExitOther);
+}
+
+std::shared_ptr<::gloo::transport::Device> gloo_device(const JobEnv& job) {
+  if (!job.network_interface.empty()) {
+    interface_address(job.network_interface);  // a clear UsageError when it is missing
+    return c10d::ProcessGroupGloo::createDeviceForInterface(job.network_interface);
+  }
+  return c10d::ProcessGroupGloo::createDeviceForHostname(local_address_towards(job.master_addr, job.master_port));
+}
+
+}  // namespace
+
+struct Communicator::Impl {
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;  // CPU tensors
+#ifdef USE_C10D_NCCL
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;  // CUDA tensors, when the model trains on CUDA
+#endif
+  std::unique_ptr<Liveness> liveness;
+
+  BackendBase& group_for(const torch::Tensor& t) {
+#ifdef USE_C10D_NCCL
+    if (t.is_cuda()) {
+      TORCH_CHECK(nccl, "a CUDA tensor reached a job that joined without NCCL");
+      return *nccl;
+    }
+#endif
+    TORCH_CHECK(t.is_cpu(), "this LibTorch has no NCCL: collectives take CPU tensors");
+    return *gloo;
+  }
+};
+
+Communicator::Communicator(const JobEnv& job, torch::Device device) : job_(job), impl_(std::make_unique<Impl>()) {
+  job_.validate();
+  try {
+    const bool serve = job_.rank == 0 && !job_.agent_store;
+    impl_->store = connect_store(job_, serve, /*wait_for_workers=*/!job_.agent_store);
+    auto options = c10d::ProcessGroupGloo::Options::create(kCollectiveTimeout);
+    options->devices.push_back(gloo_device(job_));
+    impl_->gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(
+        c10::make_intrusive<c10d::PrefixStore>("gloo", impl_->store), job_.rank, job_.world_size, options);
+#ifdef USE_C10D_NCCL
+    if (device.is_cuda()) {
+      impl_->nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(
+          c10::make_intrusive<c10d::PrefixStore>("nccl", impl_->store), job_.rank, job_.world_size);
+    }
+#endif
+    // The heartbeats get a client of their own: a store client serves one thread.
+    impl_->liveness = std::make_unique<Liveness>(connect_store(job_, false, false), job_.rank, job_.world_size,
+                                                 std::chrono::seconds(job_.liveness_timeout_s), store_name(job_));
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    rendezvous_failed(job_, e);
+  }
+}
+
+Communicator::~Communicator() = default;
+
+void Communicator::fail(const char* what, const std::exception& e) {
+  std::string suspects = impl_->liveness ? impl_->liveness->suspects() : std::string();
+  const std::string detail = e.what();
+  throw Error(fmt::format("Rank {} lost the job during {}: {}. Stopping; resume the job with --resume once every "
+                          "rank can run.",
+                          job_.rank, what,
+                          suspects.empty() ? detail.substr(0, detail.find('\n')) : suspects),
+              kExitOther);
+}
+
+void Communicator::allreduce_sum(std::vector<torch::Tensor>& tensors, const char* what) {
+  try {
+    std::vector<std::vector<torch::Tensor>> lists;
+    lists.reserve(tensors.size());
+    std::vector<c10::intrusive_ptr<c10d::Work>> works;
+    for (auto& t : tensors) {
+      lists.push_back({t});
+      works.push_back(impl_->group_for(t).allreduce(lists.back(), c10d::AllreduceOptions()));
+    }
+    for (auto& w : works) w->wait();
+  } catch (const std::exception& e) {
+    fail(what, e);
+  }
+}
+
+void Communicator::broadcast(torch::Tensor& tensor, const char* what) {
+  try {
+    std::vector<torch::Tensor> list{tensor};
+    c10d::BroadcastOptions options;
+    options.rootRank = 0;
+    impl_->group_for(tensor).broadcast(list, options)->wait();
+  } catch (const std::exception& e) {
+    fail(what, e);
+  }
+}
+
+std::string Communicator::broadcast_bytes(const std::string& bytes, const char* what) {
+  auto length = torch::tensor({static_cast<int64_t>(bytes.size())}, torch::kInt64);
+  broadcast(length, what);
+  auto buffer = torch::empty({length.item<int64_t>()}, torch::kUInt8);
+  if (rank() == 0 && !bytes.empty()) std::memcpy(buffer.data_ptr(), bytes.data(), bytes.size());
+  if (buffer.numel() > 0) broadcast(buffer, what);
+  return std::string(static_cast<const char*>(buffer.data_ptr()), static_cast<size_t>(buffer.numel()));
+}
+
+bool Communicator::any(bool flag, const char* what) {
+  std::vector<torch::Tensor> t{torch::tensor({flag ? 1 : 0}, torch::kInt32)};
+  allreduce_sum(t, what);
+  return t[0].item<int32_t>() > 0;
+}
+
+void Communicator::barrier(const char* what) {
+  try {
+    impl_->gloo->barrier(c10d::BarrierOptions())->wait();
+  } catch (const std::exception& e) {
+    fail(what, e);
+  }
+}
+
+void Communicator::finish(const std::string& error_message) {
+  if (impl_->liveness) impl_->liveness->finish(error_message);
+}
+
+}  // namespace nmt::dist

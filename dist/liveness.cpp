@@ -1,0 +1,137 @@
+#include "dist/liveness.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace nmt::dist {
+namespace {
+
+constexpr auto kBeat = std::chrono::seconds(1);
+
+std::string alive_key(int rank) { return "alive/" + std::to_string(rank); }
+std::string done_key(int rank) { return "done/" + std::to_string(rank); }
+
+}  // namespace
+
+Liveness::Liveness(c10::intrusive_ptr<c10d::Store> store, int rank, int world_size, std::chrono::seconds timeout,
+                   std::string store_name)
+    : store_(std::move(store)),
+      rank_(rank),
+      world_size_(world_size),
+      timeout_(timeout),
+      store_name_(std::move(store_name)),
+      beats_(static_cast<size_t>(world_size), -1),
+      changed_(static_cast<size_t>(world_size), std::chrono::steady_clock::now()),
+      finished_(static_cast<size_t>(world_size), false),
+      errors_(static_cast<size_t>(world_size)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+Liveness::~Liveness() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Liveness::finish(const std::string& error_message) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  try {
+    const std::string text = error_message.empty() ? "finished" : "error: " + error_message;
+    store_->set(done_key(rank_), std::vector<uint8_t>(text.begin(), text.end()));
+  } catch (const std::exception&) {
+    // The store is gone with rank 0: nobody is left to tell.
+  }
+}
+
+void Liveness::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    beat_and_watch();
+    lock.lock();
+    wake_.wait_for(lock, kBeat, [this] { return stopping_; });
+  }
+}
+
+void Liveness::beat_and_watch() {
+  const auto now = std::chrono::steady_clock::now();
+  try {
+    store_->add(alive_key(rank_), 1);
+    for (int r = 0; r < world_size_; ++r) {
+      if (r == rank_) continue;
+      const int64_t beats = store_->add(alive_key(r), 0);
+      bool done = store_->check({done_key(r)});
+      std::string error;
+      if (done) {
+        const auto bytes = store_->get(done_key(r));
+        error = std::string(bytes.begin(), bytes.end());
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto i = static_cast<size_t>(r);
+      if (beats != beats_[i]) {
+        beats_[i] = beats;
+        changed_[i] = now;
+      }
+      finished_[i] = done;
+      errors_[i] = error.rfind("error: ", 0) == 0 ? error.substr(7) : std::string();
+      if (!done && now - changed_[i] > timeout_) {
+        die(fmt::format("rank {} has not been heard from for {} s: its process or its host has stopped. Stopping "
+                        "rank {} too; resume the job with --resume.",
+                        r, timeout_.count(), rank_));
+      }
+    }
+  } catch (const std::exception& e) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;  // the job is ending and the store may leave first
+    }
+    die(fmt::format("lost the job's store at {}: {} has stopped. Stopping rank {}; resume the job with --resume.",
+                    store_name_, rank_ == 0 ? "it" : "rank 0 (or torchrun's agent, which holds it)", rank_));
+  }
+}
+
+// From the watching thread the main thread may be blocked in a collective that
+// will never finish; checkpoints are written atomically, so ending here loses
+// nothing that a resume needs.
+void Liveness::die(const std::string& message) const {
+  const std::string line = "trainer: error: " + message + "\n";
+  ssize_t ignored = ::write(2, line.data(), line.size());
+  (void)ignored;
+  ::_exit(kExitOther);
+}
+
+std::string Liveness::suspects() {
+  // Give the others a few heartbeats to show they are alive.
+  const auto asked = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(3 * kBeat + std::chrono::milliseconds(500));
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string out;
+  for (int r = 0; r < world_size_; ++r) {
+    const auto i = static_cast<size_t>(r);
+    if (r == rank_) continue;
+    std::string why;
+    if (!errors_[i].empty()) {
+      why = fmt::format("rank {} failed: {}", r, errors_[i]);
+    } else if (!finished_[i] && changed_[i] < asked) {
+      why = fmt::format("rank {} has stopped (no heartbeat since the failure)", r);
+    }
+    if (!why.empty()) out += (out.empty() ? "" : "; ") + why;
+  }
+  return out;
+}
+
+}  // namespace nmt::dist
