@@ -8,6 +8,8 @@
 #endif
 #include <torch/version.h>
 #include <fmt/format.h>
+#include <glog/logging.h>
+
 #include <cstring>
 
 #include "dist/liveness.h"
@@ -29,6 +31,18 @@ using BackendBase = c10d::ProcessGroup;
 // by the heartbeats long before.
 constexpr auto kCollectiveTimeout = std::chrono::hours(2);
 
+// c10d's sockets log every failed bind and connect attempt through glog
+// (LibTorch's logger) before they give up; what a user needs is the one
+// message we make of the failure.
+class QuietTorchLogs {
+ public:
+  QuietTorchLogs() : saved_(FLAGS_minloglevel) { FLAGS_minloglevel = google::GLOG_FATAL; }
+  ~QuietTorchLogs() { FLAGS_minloglevel = saved_; }
+
+ private:
+  int saved_;
+};
+
 std::string store_name(const JobEnv& job) { return fmt::format("{}:{}", job.master_addr, job.master_port); }
 
 c10::intrusive_ptr<c10d::Store> connect_store(const JobEnv& job, bool serve, bool wait_for_workers) {
@@ -47,7 +61,8 @@ c10::intrusive_ptr<c10d::Store> connect_store(const JobEnv& job, bool serve, boo
 // in words a user can act on.
 [[noreturn]] void rendezvous_failed(const JobEnv& job, const std::exception& e) {
   const std::string what = e.what();
-  const std::string reason = what.substr(0, what.find('\n'));
+  std::string reason = what.substr(0, what.find('\n'));
+  while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
   const bool serving = job.rank == 0 && !job.agent_store;
   if (serving && (what.find("ddress already in use") != std::string::npos || what.find("EADDRINUSE") != std::string::npos)) {
     throw Error(fmt::format("Cannot start the job's rendezvous on port {}: the port is in use (another job?). "
@@ -94,6 +109,7 @@ struct Communicator::Impl {
 
 Communicator::Communicator(const JobEnv& job, torch::Device device) : job_(job), impl_(std::make_unique<Impl>()) {
   job_.validate();
+  QuietTorchLogs quiet;
   try {
     const bool serve = job_.rank == 0 && !job_.agent_store;
     impl_->store = connect_store(job_, serve, /*wait_for_workers=*/!job_.agent_store);
@@ -121,11 +137,12 @@ Communicator::~Communicator() = default;
 
 void Communicator::fail(const char* what, const std::exception& e) {
   std::string suspects = impl_->liveness ? impl_->liveness->suspects() : std::string();
-  const std::string detail = e.what();
+  std::string detail = e.what();
+  detail = suspects.empty() ? detail.substr(0, detail.find('\n')) : suspects;
+  while (!detail.empty() && (detail.back() == '.' || detail.back() == ' ')) detail.pop_back();
   throw Error(fmt::format("Rank {} lost the job during {}: {}. Stopping; resume the job with --resume once every "
                           "rank can run.",
-                          job_.rank, what,
-                          suspects.empty() ? detail.substr(0, detail.find('\n')) : suspects),
+                          job_.rank, what, detail),
               kExitOther);
 }
 
