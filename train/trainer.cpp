@@ -225,6 +225,7 @@ void Trainer::report_progress(const StepStats& stats) {
                    {"lr", snap.lr},
                    {"tokens_per_s", snap.tokens_per_s},
                    {"src_tgt_tokens_per_s", interval_all_tokens_ / std::max(interval_seconds_, 1e-9)},
+                   {"step_ms", 1000.0 * interval_seconds_ / std::max<int64_t>(interval_steps_, 1)},
                    {"ranks", world_size()},
                    {"allreduce_ms_per_step", 1000.0 * interval_allreduce_seconds_ / std::max<int64_t>(interval_steps_, 1)}});
   interval_allreduce_seconds_ = 0;
