@@ -73,19 +73,25 @@ void Liveness::beat_and_watch() {
     store_->add(alive_key(rank_), 1);
     for (int r = 0; r < world_size_; ++r) {
       if (r == rank_) continue;
+      const auto i = static_cast<size_t>(r);
       const int64_t beats = store_->add(alive_key(r), 0);
-      bool done = store_->check({done_key(r)});
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (beats != beats_[i]) {
+        beats_[i] = beats;
+        changed_[i] = now;
+        continue;
+      }
+      if (finished_[i]) continue;
+      lock.unlock();
+      // A silent rank may have finished or failed on purpose: only then is
+      // its "done" key worth a look (a store read per rank and second at most).
       std::string error;
+      const bool done = store_->check({done_key(r)});
       if (done) {
         const auto bytes = store_->get(done_key(r));
         error = std::string(bytes.begin(), bytes.end());
       }
-      std::lock_guard<std::mutex> lock(mutex_);
-      const auto i = static_cast<size_t>(r);
-      if (beats != beats_[i]) {
-        beats_[i] = beats;
-        changed_[i] = now;
-      }
+      lock.lock();
       finished_[i] = done;
       errors_[i] = error.rfind("error: ", 0) == 0 ? error.substr(7) : std::string();
       if (!done && now - changed_[i] > timeout_) {

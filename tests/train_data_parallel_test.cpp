@@ -111,6 +111,39 @@ TEST(DataParallel, TwoRanksEqualOneProcessWithTwofoldAccumulation) {
             std::count(single_metrics.begin(), single_metrics.end(), '\n'));
 }
 
+int64_t batches_per_epoch(const std::string& log) {
+  const auto at = log.find(" batches per epoch");
+  if (at == std::string::npos) return -1;
+  const auto start = log.rfind(' ', at - 1) + 1;
+  return std::stoll(log.substr(start, at - start));
+}
+
+// When the data end mid-step (epochs reached, an odd number of batches), the
+// rank whose share is empty takes part with nothing instead of hanging, and
+// the job still equals the single process, whose last step is short too.
+TEST(DataParallel, ARankWithoutABatchInTheLastStepJoinsWithNothing) {
+  TempDir dir;
+  auto config = parallel_config(dir.root(), 0);  // no step limit: the epochs end the run
+  config["train"]["epochs"] = 1;
+  // A budget that cuts the epoch into an odd number of batches.
+  for (int budget = 160;; budget += 10) {
+    ASSERT_LT(budget, 400) << "no batch budget gives an odd number of batches";
+    config["train"]["batch_tokens"] = budget;
+    write_json(dir.path("probe.json"), config);
+    const auto probe = run_command(trainer_binary() + " --config " + dir.path("probe.json") + " --out " +
+                                   dir.path("probe" + std::to_string(budget)) + " --set train.max_steps=1");
+    ASSERT_EQ(probe.code, 0) << probe.output;
+    if (batches_per_epoch(probe.output) % 2 == 1) break;
+  }
+  const std::string single = reference_run(dir, config, "single");
+  const pid_t job = spawn_process(launcher_args(job_config(dir, config), dir.path("job")), {}, dir.path("job.log"));
+  const Exit e = wait_with_deadline(job, seconds(300));
+  ASSERT_EQ(e.code(), 0) << read_text(dir.path("job.log"));
+  expect_same_weights(single, dir.path("job"));
+  const auto last = model::load_checkpoint(dir.path("job") + "/checkpoints/last.pt");
+  EXPECT_EQ(last.step(), (batches_per_epoch(read_text(dir.path("job.log"))) + 1) / 2);
+}
+
 // Killing one rank ends the job within the bound with its name; killing the
 // whole job at a random moment loses nothing a resume needs; the resumed
 // job ends where an uninterrupted one does.
