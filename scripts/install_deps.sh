@@ -10,6 +10,10 @@ packages=(
   nlohmann-json3-dev libspdlog-dev libgtest-dev libcli11-dev zlib1g-dev
   libcpp-httplib-dev
 )
+# --test: what only the test suite uses, never the product: torchrun (in
+# python3-torch) for the test that it starts a data-parallel job, iproute2
+# for the one that joins two network namespaces.
+if [ "${1:-}" = "--test" ]; then packages+=(python3-torch iproute2); fi
 
 missing=()
 for p in "${packages[@]}"; do
