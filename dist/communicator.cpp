@@ -64,7 +64,9 @@ c10::intrusive_ptr<c10d::Store> connect_store(const JobEnv& job, bool serve, boo
   std::string reason = what.substr(0, what.find('\n'));
   while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
   const bool serving = job.rank == 0 && !job.agent_store;
-  if (serving && (what.find("ddress already in use") != std::string::npos || what.find("EADDRINUSE") != std::string::npos)) {
+  const bool in_use =
+      what.find("ddress already in use") != std::string::npos || what.find("EADDRINUSE") != std::string::npos;
+  if (serving && in_use) {
     throw Error(fmt::format("Cannot start the job's rendezvous on port {}: the port is in use (another job?). "
                             "Choose a free one with --master-port or MASTER_PORT.",
                             job.master_port),
@@ -82,7 +84,21 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const JobEnv& job) {
     interface_address(job.network_interface);  // a clear UsageError when it is missing
     return c10d::ProcessGroupGloo::createDeviceForInterface(job.network_interface);
   }
-  return c10d::ProcessGroupGloo::createDeviceForHostname(local_address_towards(job.master_addr, job.master_port));
+  std::string address = local_address_towards(job.master_addr, job.master_port);
+  const bool loopback = address.rfind("127.", 0) == 0 || address == "::1";
+  if (loopback && job.world_size > job.local_world_size) {
+    // The master's name points back at this machine through a loopback
+    // address (Debian maps its own hostname to 127.0.1.1), but ranks on other
+    // machines must reach this one: listen where the default route leaves.
+    try {
+      address = local_address_towards("192.0.2.1", 9);  // TEST-NET-1: only the route is looked up
+    } catch (const Error&) {
+      throw UsageError("MASTER_ADDR " + job.master_addr + " leads to a loopback address on this machine, and no "
+                       "other route was found: name the network interface that joins the machines with "
+                       "--network-interface or GLOO_SOCKET_IFNAME.");
+    }
+  }
+  return c10d::ProcessGroupGloo::createDeviceForHostname(address);
 }
 
 }  // namespace

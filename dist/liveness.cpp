@@ -50,7 +50,9 @@ void Liveness::finish(const std::string& error_message) {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   try {
-    const std::string text = error_message.empty() ? "finished" : "error: " + error_message;
+    // One line: LibTorch's messages carry a backtrace after the first.
+    const std::string text =
+        error_message.empty() ? "finished" : "error: " + error_message.substr(0, error_message.find('\n'));
     store_->set(done_key(rank_), std::vector<uint8_t>(text.begin(), text.end()));
   } catch (const std::exception&) {
     // The store is gone with rank 0: nobody is left to tell.
@@ -121,9 +123,16 @@ void Liveness::die(const std::string& message) const {
 }
 
 std::string Liveness::suspects() {
-  // Give the others a few heartbeats to show they are alive.
-  const auto asked = std::chrono::steady_clock::now();
-  std::this_thread::sleep_for(3 * kBeat + std::chrono::milliseconds(500));
+  // A rank may have beaten once more just before it died, and this thread
+  // may see that beat only after the failure: take the counters one beat
+  // later, then give every live rank a few beats to move them.
+  std::this_thread::sleep_for(kBeat + std::chrono::milliseconds(300));
+  std::vector<int64_t> before;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    before = beats_;
+  }
+  std::this_thread::sleep_for(2 * kBeat + std::chrono::milliseconds(500));
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
   for (int r = 0; r < world_size_; ++r) {
@@ -132,7 +141,7 @@ std::string Liveness::suspects() {
     std::string why;
     if (!errors_[i].empty()) {
       why = fmt::format("rank {} failed: {}", r, errors_[i]);
-    } else if (!finished_[i] && changed_[i] < asked) {
+    } else if (!finished_[i] && beats_[i] == before[i]) {
       why = fmt::format("rank {} has stopped (no heartbeat since the failure)", r);
     }
     if (!why.empty()) out += (out.empty() ? "" : "; ") + why;

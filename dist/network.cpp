@@ -61,7 +61,9 @@ std::string local_address_towards(const std::string& master_addr, int port) {
 
 std::string interface_address(const std::string& interface_name) {
   ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) throw Error(std::string("Cannot list network interfaces: ") + std::strerror(errno) + ".", kExitOther);
+  if (::getifaddrs(&list) != 0) {
+    throw Error(std::string("Cannot list network interfaces: ") + std::strerror(errno) + ".", kExitOther);
+  }
   std::unique_ptr<ifaddrs, decltype(&::freeifaddrs)> guard(list, ::freeifaddrs);
   bool exists = false;
   for (const ifaddrs* i = list; i; i = i->ifa_next) {

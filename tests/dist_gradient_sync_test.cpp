@@ -54,7 +54,8 @@ TEST(DistGradientSync, SumsEveryParameterAcrossBucketsAndTheStatisticsWithThem) 
     EXPECT_DOUBLE_EQ(extras[0], 3.5);
     EXPECT_DOUBLE_EQ(extras[1], -6.0);
     for (size_t i = 0; i < params.size(); ++i) {
-      const auto expected = grad_of(0, static_cast<int64_t>(i), shapes[i]) + grad_of(1, static_cast<int64_t>(i), shapes[i]);
+      const auto n = static_cast<int64_t>(i);
+      const auto expected = grad_of(0, n, shapes[i]) + grad_of(1, n, shapes[i]);
       EXPECT_TRUE(torch::equal(params[i].grad(), expected)) << "parameter " << i << " on rank " << comm.rank();
     }
   });

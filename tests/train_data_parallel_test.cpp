@@ -178,7 +178,8 @@ TEST(DataParallel, KilledRankAndKilledJobResumeToTheUninterruptedResult) {
   wait_with_deadline(job, seconds(60));
   for (const auto& entry : fs::directory_iterator(out + "/checkpoints")) {
     std::string why;
-    if (entry.path().extension() == ".pt") EXPECT_TRUE(model::checkpoint_is_intact(entry.path(), &why)) << why;
+    if (entry.path().extension() != ".pt") continue;
+    EXPECT_TRUE(model::checkpoint_is_intact(entry.path(), &why)) << entry.path() << ": " << why;
   }
 
   job = spawn_process(launcher_args(job_json, out, true), {}, dir.path("job3.log"));
@@ -236,6 +237,31 @@ TEST(DataParallel, SigtermToTheLauncherSavesOnceAndStopsEveryRank) {
   EXPECT_GT(last.step(), 0);
   EXPECT_NE(read_text(dir.path("job.log")).find("stopped by signal 15 at step " + std::to_string(last.step())),
             std::string::npos);
+}
+
+// torchrun restarts failed workers (--max_restarts) with a higher
+// TORCHELASTIC_RESTART_COUNT and the same command line: they resume by themselves.
+TEST(DataParallel, RestartedTorchrunWorkersResumeWithoutBeingTold) {
+  TempDir dir;
+  write_json(dir.path("job.json"), parallel_config(dir.root(), 8));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int port = dist::free_local_port();
+    pid_t pids[2];
+    for (int r = 0; r < 2; ++r) {
+      auto env = rank_env(r, 2, port);
+      env["TORCHELASTIC_RESTART_COUNT"] = std::to_string(attempt);
+      auto args = trainer_args(dir.path("job.json"), dir.path("job"));
+      if (attempt == 1) args.insert(args.end(), {"--set", "train.max_steps=12"});
+      pids[r] = spawn_process(args, env, dir.path("rank" + std::to_string(r) + ".log"));
+    }
+    for (int r = 0; r < 2; ++r) {
+      const Exit e = wait_with_deadline(pids[r], seconds(120));
+      ASSERT_EQ(e.code(), 0) << read_text(dir.path("rank" + std::to_string(r) + ".log"));
+    }
+  }
+  EXPECT_NE(read_text(dir.path("rank0.log")).find("resumed from step 8"), std::string::npos)
+      << read_text(dir.path("rank0.log"));
+  EXPECT_EQ(model::load_checkpoint(dir.path("job") + "/checkpoints/last.pt").step(), 12);
 }
 
 TEST(DataParallel, RanksWithDifferentDataRefuseToTrain) {

@@ -114,7 +114,7 @@ namespace {
 // Dropout's masks depend on (seed, step, place of the batch in the step)
 // alone, so that N ranks draw what one process with N-fold accumulation draws.
 uint64_t dropout_seed(int64_t seed, int64_t step, int64_t slot) {
-  uint64_t z = static_cast<uint64_t>(seed) * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(step) << 20 ^
+  uint64_t z = (static_cast<uint64_t>(seed) * 0x9e3779b97f4a7c15ULL) ^ (static_cast<uint64_t>(step) << 20) ^
                static_cast<uint64_t>(slot);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -227,7 +227,8 @@ void Trainer::report_progress(const StepStats& stats) {
                    {"src_tgt_tokens_per_s", interval_all_tokens_ / std::max(interval_seconds_, 1e-9)},
                    {"step_ms", 1000.0 * interval_seconds_ / std::max<int64_t>(interval_steps_, 1)},
                    {"ranks", world_size()},
-                   {"allreduce_ms_per_step", 1000.0 * interval_allreduce_seconds_ / std::max<int64_t>(interval_steps_, 1)}});
+                   {"allreduce_ms_per_step",
+                    1000.0 * interval_allreduce_seconds_ / std::max<int64_t>(interval_steps_, 1)}});
   interval_allreduce_seconds_ = 0;
   interval_steps_ = 0;
   interval_loss_ = 0;
