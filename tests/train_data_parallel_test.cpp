@@ -264,6 +264,42 @@ TEST(DataParallel, RestartedTorchrunWorkersResumeWithoutBeingTold) {
   EXPECT_EQ(model::load_checkpoint(dir.path("job") + "/checkpoints/last.pt").step(), 12);
 }
 
+// --init-state-dict is read by rank 0 alone, whose weights every rank takes:
+// rank 1 here is given a file that does not exist.
+TEST(DataParallel, StartingWeightsComeFromRank0) {
+  TempDir dir;
+  auto config = parallel_config(dir.root(), 8);
+  write_json(dir.path("pre.json"), config);
+  ASSERT_EQ(run_command(trainer_binary() + " --config " + dir.path("pre.json") + " --out " + dir.path("pre")).code, 0);
+  const std::string weights = dir.path("pre.pt");
+  const auto exported = run_command(binary_dir() + "/translator --model " + dir.path("pre") +
+                                    " --export-state-dict " + weights);
+  ASSERT_EQ(exported.code, 0) << exported.output;
+  config["train"]["seed"] = 99;  // another initialisation, which the state_dict replaces
+
+  auto single = config;
+  single["train"]["accum_steps"] = 2;
+  single["train"]["threads"] = 1;
+  write_json(dir.path("single.json"), single);
+  const auto reference = run_command(trainer_binary() + " --config " + dir.path("single.json") + " --out " +
+                                     dir.path("single") + " --init-state-dict " + weights);
+  ASSERT_EQ(reference.code, 0) << reference.output;
+
+  const std::string job_json = job_config(dir, config);
+  const int port = dist::free_local_port();
+  pid_t pids[2];
+  for (int r = 0; r < 2; ++r) {
+    auto args = trainer_args(job_json, dir.path("job"));
+    args.insert(args.end(), {"--init-state-dict", r == 0 ? weights : dir.path("absent.pt")});
+    pids[r] = spawn_process(args, rank_env(r, 2, port), dir.path("rank" + std::to_string(r) + ".log"));
+  }
+  for (int r = 0; r < 2; ++r) {
+    const Exit e = wait_with_deadline(pids[r], seconds(120));
+    ASSERT_EQ(e.code(), 0) << read_text(dir.path("rank" + std::to_string(r) + ".log"));
+  }
+  expect_same_weights(dir.path("single"), dir.path("job"));
+}
+
 TEST(DataParallel, RanksWithDifferentDataRefuseToTrain) {
   TempDir dir;
   write_json(dir.path("job.json"), parallel_config(dir.root(), 8));

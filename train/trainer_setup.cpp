@@ -164,7 +164,9 @@ void Trainer::build_model() {
   torch::manual_seed(static_cast<uint64_t>(config_.train.seed));
   model_ = model::Transformer(config_.model);
   model::init_weights_like_reference(*model_);
-  if (!options_.init_state_dict.empty()) {
+  // Rank 0 reads the starting weights and hands them to the others
+  // (share_start_state), who need no copy of the file.
+  if (!options_.init_state_dict.empty() && writer()) {
     model::load_state_dict(*model_, model::read_state_dict_file(options_.init_state_dict), options_.init_state_dict);
     log_->info("initial weights from {}", options_.init_state_dict);
   }
