@@ -96,8 +96,7 @@ double loopback_allreduce_ms(int64_t parameters, int ranks, int repeats) {
     for (int i = 0; i < repeats; ++i) sync.allreduce(comm, extras);
     ms[static_cast<size_t>(r)] =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count() / repeats;
-    comm.finish();
-    comm.barrier("the end of the benchmark");
+    comm.leave();
   };
   std::vector<std::thread> others;
   for (int r = 1; r < ranks; ++r) others.emplace_back(rank, r);
@@ -125,80 +124,57 @@ void print_link_table(const std::string& name, int64_t parameters, int ranks, do
   }
 }
 
-int bench(int argc, char** argv) {
-  CLI::App app{"Data-parallel training: 1 process x N threads against N ranks x 1 thread"};
+struct Options {
   std::string config = "configs/multi30k_de_en.json", work = "runs/data_parallel_bench";
   int ranks = 2, rounds = 1;
   int64_t steps = 60, log_every = 10;
   std::vector<std::string> overrides;
-  app.add_option("--config", config, "trainer config (its data must exist)");
-  app.add_option("--ranks", ranks, "ranks (and threads of the single process)");
-  app.add_option("--steps", steps, "optimizer steps per run");
-  app.add_option("--rounds", rounds, "repeat both runs, alternating");
-  app.add_option("--work", work, "scratch directory for the runs");
-  app.add_option("--set", overrides, "extra config overrides for both runs");
   double base_tokens_per_s = 868;
-  app.add_option("--base-tokens-per-s", base_tokens_per_s,
-                 "training speed of the base shape on one machine, for the table on paper "
-                 "(default: train_speed_bench's bf16 figure on these 2 cores)");
-  CLI11_PARSE(app, argc, argv);
-  const std::string trainer = (fs::path(fs::read_symlink("/proc/self/exe")).parent_path() / "trainer").string();
+};
 
-  std::string common = " --config " + quote(config) + " --set train.max_steps=" + std::to_string(steps) +
-                       " --set train.max_minutes=0 --set train.threads=" + std::to_string(ranks) +
-                       " --set train.log_every_steps=" + std::to_string(log_every) +
+// Both runs `rounds` times, alternating; prints each and returns the job's
+// mean step milliseconds.
+double compare_runs(const Options& o) {
+  const std::string trainer = (fs::path(fs::read_symlink("/proc/self/exe")).parent_path() / "trainer").string();
+  std::string common = " --config " + quote(o.config) + " --set train.max_steps=" + std::to_string(o.steps) +
+                       " --set train.max_minutes=0 --set train.threads=" + std::to_string(o.ranks) +
+                       " --set train.log_every_steps=" + std::to_string(o.log_every) +
                        " --set valid.every_steps=100000000 --set valid.bleu=false" +
                        " --set checkpoint.every_steps=100000000 --set checkpoint.average_last=0";
-  for (const auto& o : overrides) common += " --set " + quote(o);
+  for (const auto& v : o.overrides) common += " --set " + quote(v);
   // One vocabulary for every run: trained once by the first.
-  const std::string first = work + "/single_0";
-  std::printf("config %s, %lld steps (first %lld left out), %d ranks, %d round(s)\n", config.c_str(),
-              static_cast<long long>(steps), static_cast<long long>(log_every), ranks, rounds);
+  const std::string shared_vocab = " --set vocab.model=" + quote(o.work + "/single_0/vocab/spm.model");
+  std::printf("config %s, %lld steps (first %lld left out), %d ranks, %d round(s)\n", o.config.c_str(),
+              static_cast<long long>(o.steps), static_cast<long long>(o.log_every), o.ranks, o.rounds);
   std::printf("%-34s %12s %10s %14s %9s\n", "run", "tgt tok/s", "step ms", "allreduce ms", "wall s");
-  RunFigures single_sum, job_sum;
-  for (int round = 0; round < rounds; ++round) {
-    const std::string vocab = round == 0 ? std::string() : " --set vocab.model=" + quote(first + "/vocab/spm.model");
-    const auto single = run_trainer(trainer, common + vocab + " --set train.accum_steps=" + std::to_string(ranks),
-                                    work + "/single_" + std::to_string(round), log_every);
-    const std::string shared_vocab = " --set vocab.model=" + quote(first + "/vocab/spm.model");
-    const auto job = run_trainer(trainer, common + shared_vocab + " --set train.accum_steps=1 --nproc-per-node " +
-                                              std::to_string(ranks),
-                                 work + "/job_" + std::to_string(round), log_every);
-    std::printf("%-34s %12.0f %10.0f %14s %9.0f\n",
-                ("1 process x " + std::to_string(ranks) + " threads, accum " + std::to_string(ranks)).c_str(),
+  double single_rate = 0, job_rate = 0, job_step_ms = 0, job_allreduce_ms = 0;
+  for (int round = 0; round < o.rounds; ++round) {
+    const std::string n = std::to_string(o.ranks), r = std::to_string(round);
+    const std::string vocab = round == 0 ? std::string() : shared_vocab;
+    const auto single =
+        run_trainer(trainer, common + vocab + " --set train.accum_steps=" + n, o.work + "/single_" + r, o.log_every);
+    const auto job = run_trainer(trainer, common + shared_vocab + " --set train.accum_steps=1 --nproc-per-node " + n,
+                                 o.work + "/job_" + r, o.log_every);
+    std::printf("%-34s %12.0f %10.0f %14s %9.0f\n", ("1 process x " + n + " threads, accum " + n).c_str(),
                 single.tokens_per_s, single.step_ms, "-", single.seconds);
-    std::printf("%-34s %12.0f %10.0f %14.1f %9.0f\n",
-                (std::to_string(ranks) + " ranks x 1 thread, accum 1").c_str(), job.tokens_per_s, job.step_ms,
-                job.allreduce_ms, job.seconds);
-    single_sum.tokens_per_s += single.tokens_per_s / rounds;
-    job_sum.tokens_per_s += job.tokens_per_s / rounds;
-    job_sum.step_ms += job.step_ms / rounds;
-    job_sum.allreduce_ms += job.allreduce_ms / rounds;
+    std::printf("%-34s %12.0f %10.0f %14.1f %9.0f\n", (n + " ranks x 1 thread, accum 1").c_str(), job.tokens_per_s,
+                job.step_ms, job.allreduce_ms, job.seconds);
+    single_rate += single.tokens_per_s / o.rounds;
+    job_rate += job.tokens_per_s / o.rounds;
+    job_step_ms += job.step_ms / o.rounds;
+    job_allreduce_ms += job.allreduce_ms / o.rounds;
   }
-  std::printf("ranks / single process: %.2fx target tokens/s; allreduce %.1f%% of a step\n",
-              job_sum.tokens_per_s / single_sum.tokens_per_s, 100.0 * job_sum.allreduce_ms / job_sum.step_ms);
+  std::printf("ranks / single process: %.2fx target tokens/s; allreduce %.1f%% of a step\n", job_rate / single_rate,
+              100.0 * job_allreduce_ms / job_step_ms);
+  return job_step_ms;
+}
 
-  // Step time from the job's figures: tokens per step / tokens per second.
-  nmt::Config cfg = nmt::config_from_json(nmt::read_json_file(config), config);
-  nmt::ModelConfig this_model = cfg.model;
-  this_model.enc_voc_size = this_model.dec_voc_size = cfg.vocab.size;
-  nmt::ModelConfig base = this_model;
-  base.d_model = 512;
-  base.n_head = 8;
-  base.ffn_hidden = 2048;
-  base.n_layers = 6;
-  const int64_t this_params = parameter_count(this_model), base_params = parameter_count(base);
-  std::printf("\nallreduce of the gradients on loopback (%d in-process ranks, Gloo):\n", ranks);
-  std::printf("  this model (%.1fM params): %.1f ms; base shape (%.1fM params): %.1f ms\n", this_params / 1e6,
-              loopback_allreduce_ms(this_params, ranks, 10), base_params / 1e6,
-              loopback_allreduce_ms(base_params, ranks, 5));
-  std::printf("\non paper: a step's gradient traffic (ring allreduce, fp32, not overlapped with compute)\n");
-  print_link_table("this model", this_params, ranks, job_sum.step_ms / 1000.0);
-  // The base shape with the paper's 25,000-token steps, each machine a pair
-  // of these cores at --base-tokens-per-s: where do more machines stop paying?
-  const double compute_one = 25000.0 / base_tokens_per_s;
+// The base shape with the paper's 25,000-token steps, each machine a pair of
+// these cores at `tokens_per_s`: where do more machines stop paying?
+void print_scaling_table(int64_t base_params, double tokens_per_s) {
+  const double compute_one = 25000.0 / tokens_per_s;
   std::printf("\nbase shape, 25,000 target tokens a step, %.0f tokens/s per machine: step seconds (speed-up)\n",
-              base_tokens_per_s);
+              tokens_per_s);
   std::printf("  %9s %18s %18s %18s\n", "machines", "1 Gbit/s", "10 Gbit/s", "100 Gbit/s");
   for (int machines : {1, 2, 4, 8, 16, 32, 64, 128}) {
     std::printf("  %9d", machines);
@@ -209,6 +185,39 @@ int bench(int argc, char** argv) {
     }
     std::printf("\n");
   }
+}
+
+int bench(int argc, char** argv) {
+  CLI::App app{"Data-parallel training: 1 process x N threads against N ranks x 1 thread"};
+  Options o;
+  app.add_option("--config", o.config, "trainer config (its data must exist)");
+  app.add_option("--ranks", o.ranks, "ranks (and threads of the single process)");
+  app.add_option("--steps", o.steps, "optimizer steps per run");
+  app.add_option("--rounds", o.rounds, "repeat both runs, alternating");
+  app.add_option("--work", o.work, "scratch directory for the runs");
+  app.add_option("--set", o.overrides, "extra config overrides for both runs");
+  app.add_option("--base-tokens-per-s", o.base_tokens_per_s,
+                 "training speed of the base shape on one machine, for the table on paper "
+                 "(default: train_speed_bench's bf16 figure on these 2 cores)");
+  CLI11_PARSE(app, argc, argv);
+  const double job_step_ms = compare_runs(o);
+
+  nmt::Config cfg = nmt::config_from_json(nmt::read_json_file(o.config), o.config);
+  nmt::ModelConfig this_model = cfg.model;
+  this_model.enc_voc_size = this_model.dec_voc_size = cfg.vocab.size;
+  nmt::ModelConfig base = this_model;
+  base.d_model = 512;
+  base.n_head = 8;
+  base.ffn_hidden = 2048;
+  base.n_layers = 6;
+  const int64_t this_params = parameter_count(this_model), base_params = parameter_count(base);
+  std::printf("\nallreduce of the gradients on loopback (%d in-process ranks, Gloo):\n", o.ranks);
+  std::printf("  this model (%.1fM params): %.1f ms; base shape (%.1fM params): %.1f ms\n", this_params / 1e6,
+              loopback_allreduce_ms(this_params, o.ranks, 10), base_params / 1e6,
+              loopback_allreduce_ms(base_params, o.ranks, 5));
+  std::printf("\non paper: a step's gradient traffic (ring allreduce, fp32, not overlapped with compute)\n");
+  print_link_table("this model", this_params, o.ranks, job_step_ms / 1000.0);
+  print_scaling_table(base_params, o.base_tokens_per_s);
   return 0;
 }
 

@@ -35,8 +35,8 @@ Batch make_batch(const EncodedCorpus& corpus, const uint32_t* pairs, size_t coun
     trow[0] = ids.tgt.bos;
     corpus.copy_tgt(i, trow + 1);
     trow[tl + 1] = ids.tgt.eos;
-    batch.src_tokens += sl + 2;
-    batch.tgt_tokens += tl + 1;  // gold holds the tokens and eos
+    batch.src_tokens += source_tokens_of(sl);
+    batch.tgt_tokens += target_tokens_of(tl);
   }
   batch.src = src;
   batch.trg_in = tgt.narrow(1, 0, t_max - 1).contiguous();

@@ -29,6 +29,12 @@ struct Batch {
   std::vector<int64_t> pair_indices;  // rows' pairs in the encoded corpus
 };
 
+// The non-pad cells a pair adds to a batch, as make_batch counts them (and
+// the trainer's data-parallel ranks count the batches they skip): the source
+// with sos and eos, the gold target with eos.
+inline int64_t source_tokens_of(int64_t source_length) { return source_length + 2; }
+inline int64_t target_tokens_of(int64_t target_length) { return target_length + 1; }
+
 // Builds the tensors (on the CPU) for pairs[0, count) of corpus.
 Batch make_batch(const EncodedCorpus& corpus, const uint32_t* pairs, size_t count, const SpecialIds& ids);
 

@@ -54,10 +54,9 @@ bool BatchIterator::skip(int64_t& src_tokens, int64_t& tgt_tokens) {
   if (next_ >= plan_.size()) return false;
   src_tokens = tgt_tokens = 0;
   const auto begin = plan_.starts[static_cast<size_t>(next_)], end = plan_.starts[static_cast<size_t>(next_) + 1];
-  // Counted as make_batch counts them: sos and eos on the source, eos on the gold target.
   for (uint64_t k = begin; k < end; ++k) {
-    src_tokens += corpus_->src_len(plan_.pairs[k]) + 2;
-    tgt_tokens += corpus_->tgt_len(plan_.pairs[k]) + 1;
+    src_tokens += source_tokens_of(corpus_->src_len(plan_.pairs[k]));
+    tgt_tokens += target_tokens_of(corpus_->tgt_len(plan_.pairs[k]));
   }
   ++next_;
   return true;

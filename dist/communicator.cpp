@@ -11,6 +11,7 @@
 #include <glog/logging.h>
 
 #include <cstring>
+#include <mutex>
 
 #include "dist/liveness.h"
 #include "dist/network.h"
@@ -34,24 +35,37 @@ constexpr auto kCollectiveTimeout = std::chrono::hours(2);
 // c10d's sockets log every failed bind and connect attempt through glog
 // (LibTorch's logger) before they give up; what a user needs is the one
 // message we make of the failure.
+// Counted, for ranks that join from threads of one process (tests, benchmarks).
 class QuietTorchLogs {
  public:
-  QuietTorchLogs() : saved_(FLAGS_minloglevel) { FLAGS_minloglevel = google::GLOG_FATAL; }
-  ~QuietTorchLogs() { FLAGS_minloglevel = saved_; }
+  QuietTorchLogs() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (users_++ == 0) {
+      saved_ = FLAGS_minloglevel;
+      FLAGS_minloglevel = google::GLOG_FATAL;
+    }
+  }
+  ~QuietTorchLogs() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--users_ == 0) FLAGS_minloglevel = saved_;
+  }
 
  private:
-  int saved_;
+  static inline std::mutex mutex_;
+  static inline int users_ = 0;
+  static inline int saved_ = 0;
 };
 
 std::string store_name(const JobEnv& job) { return fmt::format("{}:{}", job.master_addr, job.master_port); }
 
-c10::intrusive_ptr<c10d::Store> connect_store(const JobEnv& job, bool serve, bool wait_for_workers) {
+c10::intrusive_ptr<c10d::Store> connect_store(const JobEnv& job, bool serve, bool wait_for_workers,
+                                              std::chrono::seconds timeout) {
   c10d::TCPStoreOptions options;
   options.port = static_cast<uint16_t>(job.master_port);
   options.isServer = serve;
   options.numWorkers = wait_for_workers ? c10::optional<size_t>(job.world_size) : c10::nullopt;
   options.waitWorkers = wait_for_workers;
-  options.timeout = std::chrono::seconds(job.rendezvous_timeout_s);
+  options.timeout = timeout;
   c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::TCPStore>(job.master_addr, options);
   // A restarted attempt of torchrun's must not meet the keys of the last one.
   return c10::make_intrusive<c10d::PrefixStore>(fmt::format("nmt/attempt_{}", job.restart_count), store);
@@ -86,7 +100,9 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const JobEnv& job) {
   }
   std::string address = local_address_towards(job.master_addr, job.master_port);
   const bool loopback = address.rfind("127.", 0) == 0 || address == "::1";
-  if (loopback && job.world_size > job.local_world_size) {
+  const bool master_is_loopback =
+      job.master_addr == "localhost" || job.master_addr.rfind("127.", 0) == 0 || job.master_addr == "::1";
+  if (loopback && !master_is_loopback && job.world_size > job.local_world_size) {
     // The master's name points back at this machine through a loopback
     // address (Debian maps its own hostname to 127.0.1.1), but ranks on other
     // machines must reach this one: listen where the default route leaves.
@@ -127,10 +143,17 @@ Communicator::Communicator(const JobEnv& job, torch::Device device) : job_(job),
   job_.validate();
   QuietTorchLogs quiet;
   try {
-    const bool serve = job_.rank == 0 && !job_.agent_store;
-    impl_->store = connect_store(job_, serve, /*wait_for_workers=*/!job_.agent_store);
     auto options = c10d::ProcessGroupGloo::Options::create(kCollectiveTimeout);
-    options->devices.push_back(gloo_device(job_));
+    options->devices.push_back(gloo_device(job_));  // a missing interface is an error before anyone waits
+    const bool serve = job_.rank == 0 && !job_.agent_store;
+    const auto rendezvous = std::chrono::seconds(job_.rendezvous_timeout_s);
+    impl_->store = connect_store(job_, serve, /*wait_for_workers=*/!job_.agent_store, rendezvous);
+    // Heartbeats start before Gloo's set-up, which waits on the store for as
+    // long as its collective timeout; they get a client of their own (a store
+    // client serves one thread) that gives up on a silent store in time.
+    impl_->liveness = std::make_unique<Liveness>(
+        connect_store(job_, false, false, std::chrono::seconds(job_.liveness_timeout_s)), job_.rank,
+        job_.world_size, std::chrono::seconds(job_.liveness_timeout_s), rendezvous, store_name(job_));
     impl_->gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(
         c10::make_intrusive<c10d::PrefixStore>("gloo", impl_->store), job_.rank, job_.world_size, options);
 #ifdef USE_C10D_NCCL
@@ -139,12 +162,11 @@ Communicator::Communicator(const JobEnv& job, torch::Device device) : job_(job),
           c10::make_intrusive<c10d::PrefixStore>("nccl", impl_->store), job_.rank, job_.world_size);
     }
 #endif
-    // The heartbeats get a client of their own: a store client serves one thread.
-    impl_->liveness = std::make_unique<Liveness>(connect_store(job_, false, false), job_.rank, job_.world_size,
-                                                 std::chrono::seconds(job_.liveness_timeout_s), store_name(job_));
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    if (impl_->liveness) impl_->liveness->finish(e.what());
     throw;
   } catch (const std::exception& e) {
+    if (impl_->liveness) impl_->liveness->finish(e.what());
     rendezvous_failed(job_, e);
   }
 }
@@ -211,8 +233,14 @@ void Communicator::barrier(const char* what) {
   }
 }
 
-void Communicator::finish(const std::string& error_message) {
-  if (impl_->liveness) impl_->liveness->finish(error_message);
+void Communicator::leave() {
+  impl_->liveness->leaving();
+  barrier("leaving the job");
+  impl_->liveness->finish();
+}
+
+void Communicator::leave_after_error(const std::string& error_message) {
+  impl_->liveness->finish(error_message.empty() ? std::string("an error without a message") : error_message);
 }
 
 }  // namespace nmt::dist

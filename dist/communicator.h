@@ -45,9 +45,13 @@ class Communicator {
   bool any(bool flag, const char* what);
   void barrier(const char* what);
 
-  // Ends this rank's part: tells the others it finished (or failed with
-  // `error_message`) so that its silence is not taken for a crash.
-  void finish(const std::string& error_message = "");
+  // Ends this rank's part with the others: a last barrier (rank 0's last
+  // checkpoint is written by then), then the others learn it finished, so
+  // that its silence is not taken for a crash.
+  void leave();
+  // Ends this rank's part alone, after an error the others learn (they stop
+  // with it in their message).
+  void leave_after_error(const std::string& error_message);
 
  private:
   struct Impl;

@@ -75,6 +75,7 @@ std::optional<JobEnv> job_env_from_environment() {
   const char* agent = env("TORCHELASTIC_USE_AGENT_STORE");
   job.agent_store = agent && (std::string(agent) == "True" || std::string(agent) == "1");
   job.restart_count = env_int("TORCHELASTIC_RESTART_COUNT", 0);
+  if (const char* run_id = env("TORCHELASTIC_RUN_ID")) job.run_id = run_id;
   if (const char* ifname = env("GLOO_SOCKET_IFNAME")) job.network_interface = ifname;
   job.rendezvous_timeout_s = env_int("NMT_RENDEZVOUS_TIMEOUT", job.rendezvous_timeout_s);
   job.liveness_timeout_s = env_int("NMT_LIVENESS_TIMEOUT", job.liveness_timeout_s);

@@ -23,6 +23,7 @@ struct JobEnv {
   // joins it as a client instead of serving it.
   bool agent_store = false;
   int restart_count = 0;          // TORCHELASTIC_RESTART_COUNT: keys of a restarted attempt stay apart
+  std::string run_id;             // TORCHELASTIC_RUN_ID (torchrun's --rdzv_id; "none" unless given)
   std::string network_interface;  // GLOO_SOCKET_IFNAME or --network-interface; empty: the route to the master
   int rendezvous_timeout_s = 300;  // how long ranks wait for each other to appear
   int liveness_timeout_s = 30;     // a rank silent this long is taken for dead

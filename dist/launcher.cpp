@@ -35,22 +35,41 @@ std::string describe_status(int status) {
 
 int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
-// In the child: become rank `rank` and replace this process with the trainer.
-[[noreturn]] void exec_rank(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
-                            const sigset_t& old_mask) {
+// A rank's command line and environment, made before fork: between fork and
+// exec the child only makes system calls.
+struct RankCommand {
+  std::vector<std::string> strings;  // argv then envp, owning the text
+  std::vector<char*> argv, envp;
+};
+
+RankCommand rank_command(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+  RankCommand c;
+  c.strings = args;
+  for (char** e = ::environ; *e; ++e) {
+    const std::string entry = *e;
+    if (!env.count(entry.substr(0, entry.find('=')))) c.strings.push_back(entry);
+  }
+  for (const auto& [key, value] : env) c.strings.push_back(key + "=" + value);
+  for (size_t i = 0; i < c.strings.size(); ++i) {
+    (i < args.size() ? c.argv : c.envp).push_back(const_cast<char*>(c.strings[i].c_str()));
+  }
+  c.argv.push_back(nullptr);
+  c.envp.push_back(nullptr);
+  return c;
+}
+
+// In the child: become the rank by replacing this process with the trainer.
+[[noreturn]] void exec_rank(const RankCommand& command, pid_t launcher, const sigset_t& old_mask) {
   // A process group of its own: a terminal's Ctrl-C reaches the launcher
   // alone, which passes one signal on (a second one would force a rank to
   // quit without saving).
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // the launcher gone: stop as after a signal
-  for (const auto& [key, value] : env) ::setenv(key.c_str(), value.c_str(), 1);
+  if (::getppid() != launcher) ::_exit(kExitOther);  // it went before the line above took effect
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  ::execv("/proc/self/exe", argv.data());
-  const std::string message = std::string("trainer: error: cannot start a rank: ") + std::strerror(errno) + "\n";
-  ssize_t ignored = ::write(2, message.data(), message.size());
+  ::execve("/proc/self/exe", command.argv.data(), command.envp.data());
+  static const char message[] = "trainer: error: cannot start a rank of the job (exec failed).\n";
+  ssize_t ignored = ::write(2, message, sizeof(message) - 1);
   (void)ignored;
   ::_exit(kExitOther);
 }
@@ -158,6 +177,7 @@ int launch_local_ranks(const LaunchOptions& o, const std::vector<std::string>& a
   ::sigprocmask(SIG_BLOCK, &handled, &old_mask);
 
   std::vector<Rank> ranks;
+  const pid_t launcher = ::getpid();
   for (int local = 0; local < o.nproc_per_node; ++local) {
     const int rank = o.node_rank * o.nproc_per_node + local;
     std::map<std::string, std::string> env = {
@@ -166,9 +186,18 @@ int launch_local_ranks(const LaunchOptions& o, const std::vector<std::string>& a
         {"GROUP_RANK", std::to_string(o.node_rank)}, {"MASTER_ADDR", master},
         {"MASTER_PORT", std::to_string(port)}};
     if (!o.network_interface.empty()) env["GLOO_SOCKET_IFNAME"] = o.network_interface;
+    const RankCommand command = rank_command(args, env);
     const pid_t pid = ::fork();
-    if (pid < 0) throw Error(std::string("Cannot start a rank: ") + std::strerror(errno) + ".", kExitOther);
-    if (pid == 0) exec_rank(args, env, old_mask);
+    if (pid == 0) exec_rank(command, launcher, old_mask);
+    if (pid < 0) {
+      const std::string why = std::strerror(errno);
+      signal_running(ranks, SIGKILL);
+      for (const auto& r : ranks) ::waitpid(r.pid, nullptr, 0);
+      ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+      throw Error("Cannot start rank " + std::to_string(rank) + ": " + why + "; the ranks started are stopped.",
+                  kExitOther);
+    }
+    ::setpgid(pid, pid);  // also here: a Ctrl-C right after fork must not reach the child
     ranks.push_back({rank, pid});
   }
   const int code = supervise(ranks, o.grace_seconds, handled);

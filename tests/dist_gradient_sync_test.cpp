@@ -25,12 +25,20 @@ void run_two_ranks(const std::function<void(Communicator&)>& body) {
     job.master_port = port;
     Communicator comm(job, torch::kCPU);
     body(comm);
-    comm.finish();
-    comm.barrier("the end of the test");
+    comm.leave();
   };
-  std::thread other(rank, 1);
+  // An exception escaping a thread would terminate the test binary: carry it over.
+  std::exception_ptr failure;
+  std::thread other([&] {
+    try {
+      rank(1);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
   rank(0);
   other.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 // Rank r's gradient of parameter i: distinct, non-round values.

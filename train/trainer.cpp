@@ -22,6 +22,7 @@ TrainResult Trainer::run() {
   install_stop_signal_handlers();
   join_job();
   bool stopped_by_another_rank = false;  // a signal that reached another rank of the job
+  std::string last_checkpoint;
   try {
     prepare_output();
     build_model();
@@ -42,16 +43,17 @@ TrainResult Trainer::run() {
       if (stats.done) break;
       after_step(stats);
     }
+    progress_->clear();
+    if (writer() && step_ != last_saved_step_) last_checkpoint = save_checkpoint(false);
   } catch (const std::exception& e) {
-    leave_job(e.what());
+    leave_job_after_error(e.what());
     throw;
   }
-  if (progress_) progress_->clear();
+  leave_job();
   TrainResult result;
   result.writer = writer();
   result.interrupted = stop_requested() || stopped_by_another_rank;
-  if (writer() && step_ != last_saved_step_) result.last_checkpoint = save_checkpoint(false);
-  leave_job();
+  result.last_checkpoint = last_checkpoint;
   result.step = step_;
   result.epoch = iterator_->epoch();
   result.out_dir = paths_.root;
@@ -74,7 +76,8 @@ TrainResult Trainer::run() {
 int64_t Trainer::total_steps() const {
   if (config_.train.epochs == 0) return config_.train.max_steps;
   const int64_t batches = iterator_->batches_in_epoch() * config_.train.epochs;
-  const int64_t by_epochs = (batches + config_.train.accum_steps - 1) / config_.train.accum_steps;
+  const int64_t per_step = config_.train.accum_steps * world_size();
+  const int64_t by_epochs = (batches + per_step - 1) / per_step;
   return config_.train.max_steps > 0 ? std::min(by_epochs, config_.train.max_steps) : by_epochs;
 }
 

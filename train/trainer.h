@@ -79,6 +79,8 @@ class Trainer {
   std::string save_checkpoint(bool best);
   std::shared_ptr<spdlog::logger> make_logger() const;
   int cpu_threads_of_this_rank() const;
+  bool restarted_by_torchrun() const;
+  void mark_torchrun_job() const;
 
   // trainer.cpp
   struct StepStats {
@@ -114,7 +116,8 @@ class Trainer {
   void share_start_state();  // rank 0's weights, optimizer and position on every rank
   bool agree_to_stop(bool stop);
   void sum_gradients(StepStats& stats);  // and the loss sums with them
-  void leave_job(const std::string& error_message = "");
+  void leave_job();  // with the others, at the end (a last barrier)
+  void leave_job_after_error(const std::string& error_message);
 
   // trainer_finish.cpp: after the last step, or on a clean stop.
   void finish_run();

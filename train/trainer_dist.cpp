@@ -113,13 +113,15 @@ void Trainer::sum_gradients(StepStats& stats) {
   interval_allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-// A rank that ends tells the others first, so that its silence is read as an
-// end and not as a crash; a clean end then waits for every rank (rank 0's
-// last checkpoint included) before anyone leaves.
-void Trainer::leave_job(const std::string& error_message) {
-  if (!comm_) return;
-  comm_->finish(error_message);
-  if (error_message.empty()) comm_->barrier("leaving the job");
+// At the end every rank waits for the others (rank 0's last checkpoint
+// included) and then tells them it finished, so that its silence is not read
+// as a crash; after an error it tells them at once and leaves.
+void Trainer::leave_job() {
+  if (comm_) comm_->leave();
+}
+
+void Trainer::leave_job_after_error(const std::string& error_message) {
+  if (comm_) comm_->leave_after_error(error_message);
 }
 
 }  // namespace nmt::train

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -97,6 +98,23 @@ std::shared_ptr<spdlog::logger> Trainer::make_logger() const {
   return logger;
 }
 
+// torchrun restarts failed workers (--max_restarts) with the same command
+// line: they go on from the checkpoints of their own job, which the output
+// directory names (run ids are torchrun's --rdzv_id; "none" names no job).
+bool Trainer::restarted_by_torchrun() const {
+  const auto& job = options_.job;
+  if (!job || job->restart_count == 0 || job->run_id.empty() || job->run_id == "none") return false;
+  std::ifstream in(paths_.root + "/torchrun_run_id");
+  std::string id;
+  return std::getline(in, id) && id == job->run_id;
+}
+
+void Trainer::mark_torchrun_job() const {
+  const auto& job = options_.job;
+  if (!writer() || !job || job->run_id.empty() || job->run_id == "none") return;
+  write_file_atomically(paths_.root + "/torchrun_run_id", job->run_id + "\n");
+}
+
 // train.threads counts a machine's cores (0: all of them); the ranks on one
 // machine share them.
 int Trainer::cpu_threads_of_this_rank() const {
@@ -112,6 +130,7 @@ void Trainer::prepare_output() {
   if (writer()) {
     fs::create_directories(paths_.checkpoints);
     const bool has_checkpoints = fs::exists(paths_.last) || !fs::is_empty(paths_.checkpoints);
+    if (has_checkpoints && !options_.resume && restarted_by_torchrun()) options_.resume = true;
     if (has_checkpoints && !options_.resume) {
       throw UsageError("Output directory " + paths_.root +
                        " already holds checkpoints; pass --resume to continue that run or choose another --out.");
@@ -121,6 +140,11 @@ void Trainer::prepare_output() {
     fs::remove(paths_.scores);
   }
   log_ = make_logger();
+  if (writer() && options_.job && options_.job->restart_count > 0) {
+    log_->info("restart {} of torchrun job {}{}", options_.job->restart_count, options_.job->run_id,
+               options_.resume ? "; resuming from its checkpoints" : "");
+  }
+  mark_torchrun_job();
   progress_ = std::make_unique<Progress>(log_, writer() && options_.progress_on_terminal && ::isatty(2));
   device_ = choose_device(config_.train.device);
   if (comm_ && device_.is_cuda()) {  // one GPU per rank of a machine

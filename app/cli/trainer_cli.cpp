@@ -64,11 +64,6 @@ int trainer_main(int argc, char** argv) {
   }
   options.job = dist::job_env_from_environment();
   if (options.job && !network_interface.empty()) options.job->network_interface = network_interface;
-  if (options.job && options.job->restart_count > 0 && !options.resume) {
-    // torchrun restarted the job's workers after a failure: go on from the checkpoints.
-    std::cerr << "trainer: restart " << options.job->restart_count << " of a torchrun job; resuming\n";
-    options.resume = true;
-  }
   train::TrainResult result = train::run_training(options);
   if (!result.writer) return 0;
   std::cerr << (result.interrupted ? "trainer: interrupted at step " : "trainer: done at step ") << result.step
