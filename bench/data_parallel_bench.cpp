@@ -33,7 +33,6 @@ namespace fs = std::filesystem;
 
 struct RunFigures {
   double tokens_per_s = 0, step_ms = 0, allreduce_ms = 0, seconds = 0;
-  int64_t steps = 0;
 };
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
@@ -51,7 +50,6 @@ RunFigures read_metrics(const std::string& path, int64_t log_every) {
     inverse_rate += 1.0 / j.at("tokens_per_s").get<double>();
     f.step_ms += j.at("step_ms").get<double>();
     f.allreduce_ms += j.value("allreduce_ms_per_step", 0.0);
-    f.steps = j.at("step").get<int64_t>();
     ++lines;
   }
   if (lines == 0) throw nmt::Error("No training lines after warm-up in " + path + "; raise --steps.", 1);

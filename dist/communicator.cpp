@@ -56,6 +56,14 @@ class QuietTorchLogs {
   static inline int saved_ = 0;
 };
 
+// The first line of a LibTorch message (a backtrace may follow), without its
+// closing period, to go inside a sentence of ours.
+std::string first_line(const std::string& message) {
+  std::string line = message.substr(0, message.find('\n'));
+  while (!line.empty() && (line.back() == '.' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
 std::string store_name(const JobEnv& job) { return fmt::format("{}:{}", job.master_addr, job.master_port); }
 
 c10::intrusive_ptr<c10d::Store> connect_store(const JobEnv& job, bool serve, bool wait_for_workers,
@@ -75,8 +83,7 @@ c10::intrusive_ptr<c10d::Store> connect_store(const JobEnv& job, bool serve, boo
 // in words a user can act on.
 [[noreturn]] void rendezvous_failed(const JobEnv& job, const std::exception& e) {
   const std::string what = e.what();
-  std::string reason = what.substr(0, what.find('\n'));
-  while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
+  const std::string reason = first_line(what);
   const bool serving = job.rank == 0 && !job.agent_store;
   const bool in_use =
       what.find("ddress already in use") != std::string::npos || what.find("EADDRINUSE") != std::string::npos;
@@ -175,9 +182,7 @@ Communicator::~Communicator() = default;
 
 void Communicator::fail(const char* what, const std::exception& e) {
   std::string suspects = impl_->liveness ? impl_->liveness->suspects() : std::string();
-  std::string detail = e.what();
-  detail = suspects.empty() ? detail.substr(0, detail.find('\n')) : suspects;
-  while (!detail.empty() && (detail.back() == '.' || detail.back() == ' ')) detail.pop_back();
+  const std::string detail = first_line(suspects.empty() ? std::string(e.what()) : suspects);
   throw Error(fmt::format("Rank {} lost the job during {}: {}. Stopping; resume the job with --resume once every "
                           "rank can run.",
                           job_.rank, what, detail),

@@ -9,31 +9,21 @@ namespace nmt::dist {
 GradientSync::GradientSync(std::vector<torch::Tensor> parameters, int64_t bucket_bytes)
     : parameters_(std::move(parameters)) {
   int64_t filled = 0;
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> sizes;               // elements per bucket
+  std::vector<torch::TensorOptions> kinds;  // dtype and device per bucket
   for (size_t i = 0; i < parameters_.size(); ++i) {
     const auto& p = parameters_[i];
     const int64_t bytes = p.numel() * static_cast<int64_t>(p.element_size());
-    const bool same_kind =
-        !slots_.empty() && parameters_[slots_.back().parameter].options().type_equal(p.options());
-    if (sizes.empty() || filled + bytes > bucket_bytes || !same_kind) {
+    if (sizes.empty() || filled + bytes > bucket_bytes || !kinds.back().type_equal(p.options())) {
       sizes.push_back(0);
+      kinds.push_back(p.options().requires_grad(false));
       filled = 0;
     }
     slots_.push_back({i, sizes.size() - 1, sizes.back()});
     sizes.back() += p.numel();
     filled += bytes;
   }
-  for (size_t b = 0; b < sizes.size(); ++b) {
-    size_t first = 0;
-    while (slots_[first].bucket != b) ++first;
-    flat_.push_back(torch::zeros({sizes[b]}, parameters_[slots_[first].parameter].options().requires_grad(false)));
-  }
-}
-
-int64_t GradientSync::bytes() const {
-  int64_t total = 0;
-  for (const auto& f : flat_) total += f.numel() * static_cast<int64_t>(f.element_size());
-  return total;
+  for (size_t b = 0; b < sizes.size(); ++b) flat_.push_back(torch::zeros({sizes[b]}, kinds[b]));
 }
 
 void GradientSync::allreduce(Communicator& communicator, std::vector<double>& extras) {

@@ -26,7 +26,6 @@ class GradientSync {
   void allreduce(Communicator& communicator, std::vector<double>& extras);
 
   int64_t buckets() const { return static_cast<int64_t>(flat_.size()); }
-  int64_t bytes() const;
 
  private:
   struct Slot {

@@ -29,7 +29,6 @@ struct JobEnv {
   int liveness_timeout_s = 30;     // a rank silent this long is taken for dead
 
   bool distributed() const { return world_size > 1; }
-  bool is_rank0() const { return rank == 0; }
   // Throws UsageError naming the variable when the numbers do not fit together.
   void validate() const;
   std::string describe() const;  // "rank 1 of 2 (local 1 of 2), master 127.0.0.1:29500"

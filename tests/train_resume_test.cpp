@@ -99,20 +99,9 @@ TEST(ExactResume, WithoutResumeAnExistingRunIsNotOverwritten) {
   EXPECT_THROW(train(dir.path("config.json"), dir.path("run"), false), UsageError);
 }
 
-// Starts the trainer executable and returns its pid.
+// Starts the trainer executable (its output discarded) and returns its pid.
 pid_t spawn_trainer(const std::string& config, const std::string& out, bool resume) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    const std::string bin = test::trainer_binary();
-    std::freopen("/dev/null", "w", stderr);
-    if (resume) {
-      ::execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "--out", out.c_str(), "--resume", nullptr);
-    } else {
-      ::execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "--out", out.c_str(), nullptr);
-    }
-    ::_exit(127);
-  }
-  return pid;
+  return test::spawn_process(test::trainer_args(config, out, resume), {}, "/dev/null");
 }
 
 int wait_for(pid_t pid) {

@@ -20,6 +20,7 @@ namespace nmt::train {
 
 TrainResult Trainer::run() {
   install_stop_signal_handlers();
+  choose_device();
   join_job();
   bool stopped_by_another_rank = false;  // a signal that reached another rank of the job
   std::string last_checkpoint;

@@ -68,6 +68,7 @@ class Trainer {
 
  private:
   // trainer_setup.cpp
+  void choose_device();
   void prepare_output();
   void build_model();
   void restore_or_start();
@@ -79,6 +80,7 @@ class Trainer {
   std::string save_checkpoint(bool best);
   std::shared_ptr<spdlog::logger> make_logger() const;
   int cpu_threads_of_this_rank() const;
+  std::string torchrun_run_id() const;  // "" when torchrun names no job
   bool restarted_by_torchrun() const;
   void mark_torchrun_job() const;
 

@@ -19,8 +19,7 @@ namespace nmt::train {
 
 void Trainer::join_job() {
   if (!options_.job || !options_.job->distributed()) return;
-  const bool cuda = config_.train.device != "cpu" && torch::cuda::is_available();
-  comm_ = std::make_unique<dist::Communicator>(*options_.job, cuda ? torch::Device(torch::kCUDA) : torch::kCPU);
+  comm_ = std::make_unique<dist::Communicator>(*options_.job, device_);
 }
 
 void Trainer::prepare_in_turn(const std::function<void()>& prepare) {
@@ -43,17 +42,12 @@ void Trainer::prepare_in_turn(const std::function<void()>& prepare) {
 void Trainer::check_same_data_as_rank0() {
   if (!comm_) return;
   const auto& corpus = *data_.train;
-  int64_t src_tokens = 0, tgt_tokens = 0;
-  for (int64_t i = 0; i < corpus.size(); ++i) {
-    src_tokens += corpus.src_len(i);
-    tgt_tokens += corpus.tgt_len(i);
-  }
   const std::vector<int64_t> mine = {corpus.size(),
                                      iterator_->batches_in_epoch(),
                                      config_.model.enc_voc_size,
                                      config_.model.dec_voc_size,
-                                     src_tokens,
-                                     tgt_tokens,
+                                     corpus.src_tokens(),
+                                     corpus.tgt_tokens(),
                                      static_cast<int64_t>(valid_batches_.size())};
   const auto here = torch::tensor(mine, torch::kInt64);
   auto rank0 = here.clone();

@@ -25,7 +25,7 @@ namespace nmt::train {
 namespace fs = std::filesystem;
 namespace {
 
-torch::Device choose_device(const std::string& wanted) {
+torch::Device device_for(const std::string& wanted) {
   const bool cuda = torch::cuda::is_available();
   if (wanted == "cuda" && !cuda) {
     throw UsageError("train.device is \"cuda\" but no CUDA device is available (use \"auto\" or \"cpu\").");
@@ -84,6 +84,9 @@ TrainResult run_training(const TrainerOptions& options) {
 Trainer::Trainer(Config config, TrainerOptions options)
     : config_(std::move(config)), options_(std::move(options)), paths_(options_.out_dir) {}
 
+// Before joining a job: NCCL joins only where the model trains on CUDA.
+void Trainer::choose_device() { device_ = device_for(config_.train.device); }
+
 // Rank 0 (or a plain process) logs to the terminal and train.log; the other
 // ranks of a job only say what goes wrong, on the terminal.
 std::shared_ptr<spdlog::logger> Trainer::make_logger() const {
@@ -101,28 +104,30 @@ std::shared_ptr<spdlog::logger> Trainer::make_logger() const {
 // torchrun restarts failed workers (--max_restarts) with the same command
 // line: they go on from the checkpoints of their own job, which the output
 // directory names (run ids are torchrun's --rdzv_id; "none" names no job).
-bool Trainer::restarted_by_torchrun() const {
+std::string Trainer::torchrun_run_id() const {
   const auto& job = options_.job;
-  if (!job || job->restart_count == 0 || job->run_id.empty() || job->run_id == "none") return false;
+  return job && job->run_id != "none" ? job->run_id : std::string();
+}
+
+bool Trainer::restarted_by_torchrun() const {
+  if (!options_.job || options_.job->restart_count == 0 || torchrun_run_id().empty()) return false;
   std::ifstream in(paths_.root + "/torchrun_run_id");
   std::string id;
-  return std::getline(in, id) && id == job->run_id;
+  return std::getline(in, id) && id == torchrun_run_id();
 }
 
 void Trainer::mark_torchrun_job() const {
-  const auto& job = options_.job;
-  if (!writer() || !job || job->run_id.empty() || job->run_id == "none") return;
-  write_file_atomically(paths_.root + "/torchrun_run_id", job->run_id + "\n");
+  if (writer() && !torchrun_run_id().empty()) {
+    write_file_atomically(paths_.root + "/torchrun_run_id", torchrun_run_id() + "\n");
+  }
 }
 
 // train.threads counts a machine's cores (0: all of them); the ranks on one
 // machine share them.
 int Trainer::cpu_threads_of_this_rank() const {
-  int n = static_cast<int>(config_.train.threads);
   const int local_ranks = comm_ ? comm_->job().local_world_size : 1;
-  if (local_ranks <= 1) return n;
-  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::max(1, n / local_ranks);
+  if (local_ranks <= 1) return static_cast<int>(config_.train.threads);
+  return std::max(1, cores_to_use(static_cast<int>(config_.train.threads)) / local_ranks);
 }
 
 void Trainer::prepare_output() {
@@ -146,7 +151,6 @@ void Trainer::prepare_output() {
   }
   mark_torchrun_job();
   progress_ = std::make_unique<Progress>(log_, writer() && options_.progress_on_terminal && ::isatty(2));
-  device_ = choose_device(config_.train.device);
   if (comm_ && device_.is_cuda()) {  // one GPU per rank of a machine
     device_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(comm_->job().local_rank %
                                                                          torch::cuda::device_count()));

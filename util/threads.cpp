@@ -10,8 +10,10 @@
 
 namespace nmt {
 
+int cores_to_use(int n) { return n > 0 ? n : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 ThreadPlan configure_cpu_threads(int n, Precision precision, int blas) {
-  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  n = cores_to_use(n);
   ThreadPlan plan;
   plan.cores = n;
   if (precision == Precision::kBf16) {

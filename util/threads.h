@@ -14,6 +14,9 @@ struct ThreadPlan {
   int blas = 1;   // OpenBLAS's pool: fp32 matrix products
 };
 
+// n cores, or (n <= 0) every core of the machine.
+int cores_to_use(int n);
+
 // Use n cores (n <= 0: all), split for the precision that does the heavy work.
 // fp32: OpenBLAS gets n threads (or blas_threads when >= 1), ATen ceil(n / 2).
 // bf16: oneDNN runs the matrix products on ATen's pool, which gets n threads;
