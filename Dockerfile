@@ -8,7 +8,7 @@
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends build-essential cmake ninja-build pkg-config \
-      libtorch-dev libgloo-dev libsentencepiece-dev nlohmann-json3-dev libspdlog-dev libcli11-dev zlib1g-dev \
+      libtorch-dev libgloo-dev libdnnl-dev libsentencepiece-dev nlohmann-json3-dev libspdlog-dev libcli11-dev zlib1g-dev \
       libcpp-httplib-dev libopenblas0-pthread \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -22,6 +22,7 @@ COPY eval ./eval
 COPY train ./train
 COPY util ./util
 COPY serve ./serve
+COPY dist ./dist
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNMT_BUILD_TESTS=OFF -DNMT_BUILD_BENCH=OFF \
       -DCMAKE_INSTALL_PREFIX=/opt/nmt \
  && cmake --build build -j"$(nproc)" \
