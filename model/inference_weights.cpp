@@ -20,12 +20,19 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
   if (torch::GradMode::is_enabled()) return torch::linear(x, stacked(weights), stacked(biases));
   const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
   torch::Tensor weight, bias;
+  std::shared_ptr<const PackedLinear> packed;
   {
     // Batches may be decoded concurrently (decode/parallel_batches.h).
     std::lock_guard<std::mutex> lock(mutex_);
-    refresh(weights, biases, dtype);
+    refresh(weights, biases, dtype, x.device());
     weight = weight_;
     bias = bias_;
+    packed = packed_;
+  }
+  if (packed) {
+    auto out_sizes = x.sizes().vec();
+    out_sizes.back() = packed->out_features();
+    return packed->forward(x.reshape({-1, x.size(-1)})).view(out_sizes);
   }
   if (x.dim() == 2) return torch::linear(x, weight, bias);
   // As rows: a 2-D input takes the fused bias path (addmm), a 3-D one a
@@ -36,16 +43,24 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
 }
 
 void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
-                               c10::ScalarType dtype) {
+                               c10::ScalarType dtype, const c10::Device& device) {
   std::vector<std::pair<const void*, uint32_t>> sources;
   for (const auto* list : {&weights, &biases}) {
     for (const auto& p : *list) sources.emplace_back(p.defined() ? p.data_ptr() : nullptr, p.defined() ? p._version() : 0);
   }
-  if (weight_.defined() && sources == sources_ && dtype == dtype_) return;
-  // A single fp32 parameter is used as it is (no copy); casts and stacks are made once.
-  weight_ = stacked(weights).to(dtype).contiguous();
-  bias_ = stacked(biases);
-  if (bias_.defined()) bias_ = bias_.to(dtype);
+  const bool pack = dtype == c10::ScalarType::BFloat16 && device.is_cpu() && PackedLinear::available();
+  if ((weight_.defined() || packed_) && sources == sources_ && dtype == dtype_ && pack == bool(packed_)) return;
+  weight_ = bias_ = torch::Tensor();
+  packed_.reset();
+  if (pack) {
+    // bf16 on the CPU: oneDNN's product on weights packed once (model/packed_linear.h).
+    packed_ = std::make_shared<const PackedLinear>(stacked(weights), stacked(biases));
+  } else {
+    // A single fp32 parameter is used as it is (no copy); casts and stacks are made once.
+    weight_ = stacked(weights).to(dtype).contiguous();
+    bias_ = stacked(biases);
+    if (bias_.defined()) bias_ = bias_.to(dtype);
+  }
   sources_ = std::move(sources);
   dtype_ = dtype;
 }

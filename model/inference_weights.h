@@ -5,12 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include <c10/core/ScalarType.h>
 #include <torch/types.h>
+
+#include "model/packed_linear.h"
 
 namespace nmt::model {
 
@@ -19,17 +22,19 @@ class InferenceWeights {
   // x [..., in] -> [..., sum of out_i] for weights [out_i, in] and biases
   // [out_i] (undefined: none). With autograd on: a plain linear of the
   // parameters (stacked when several), nothing kept. Without: the weights in
-  // autocast's dtype, rebuilt only when a parameter's data or version changes.
+  // autocast's dtype (bf16 on the CPU: packed for oneDNN), rebuilt only when a
+  // parameter's data or version changes.
   // Thread-safe.
   torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
                        const std::vector<torch::Tensor>& biases);
 
  private:
   void refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
-               c10::ScalarType dtype);
+               c10::ScalarType dtype, const c10::Device& device);
 
   std::mutex mutex_;  // guards what follows
-  torch::Tensor weight_, bias_;
+  torch::Tensor weight_, bias_;                // ATen's product (fp32, or bf16 off the CPU)
+  std::shared_ptr<const PackedLinear> packed_;  // or oneDNN's on packed weights (bf16 on the CPU)
   std::vector<std::pair<const void*, uint32_t>> sources_;  // data and version of each parameter
   c10::ScalarType dtype_ = c10::ScalarType::Float;
 };

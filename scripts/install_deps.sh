@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
-  libtorch-dev libgloo-dev libopenblas0-pthread
+  libtorch-dev libgloo-dev libdnnl-dev libopenblas0-pthread
   libsentencepiece-dev sentencepiece
   nlohmann-json3-dev libspdlog-dev libgtest-dev libcli11-dev zlib1g-dev
   libcpp-httplib-dev

@@ -1,0 +1,160 @@
+#include "model/packed_linear.h"
+
+#include <torch/torch.h>
+
+#ifdef NMT_WITH_ONEDNN
+
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <ATen/Parallel.h>
+#include <ATen/record_function.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace nmt::model {
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// Streams are cheap but not meant to be shared between threads.
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+// A thread's scratch memory for the product, grown as needed.
+void* thread_scratchpad(size_t bytes) {
+  thread_local std::vector<uint8_t> scratch;
+  if (scratch.size() < bytes) scratch.resize(bytes);
+  return scratch.data();
+}
+
+memory::desc rows_desc(int64_t rows, int64_t cols) {
+  return memory::desc(Dims{rows, cols}, memory::data_type::bf16, memory::format_tag::ab);
+}
+
+// The primitive for `rows` input rows; oneDNN sizes its work split by the
+// calling thread's OpenMP thread count, which is part of the key.
+struct Product {
+  dnnl::matmul primitive;
+  size_t scratchpad_bytes = 0;
+};
+
+// More row counts than this (encoder batches vary) start the table afresh.
+constexpr size_t kMaxProducts = 512;
+
+}  // namespace
+
+struct PackedLinear::State {
+  int64_t in = 0, out = 0;
+  memory::desc weights_desc;  // the packed layout oneDNN chose
+  memory weights;             // packed bf16 [in, out]
+  torch::Tensor bias;         // [1, out] bf16, or undefined
+
+  mutable std::mutex mutex;  // guards products
+  mutable std::unordered_map<int64_t, Product> products;
+
+  dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights) const {
+    const memory::desc bias_desc =
+        bias.defined() ? rows_desc(1, out) : memory::desc();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return dnnl::matmul::primitive_desc(
+        dnnl::matmul::desc(rows_desc(rows, in), weights, bias_desc, rows_desc(rows, out)), attr, cpu_engine());
+  }
+
+  Product product_for(int64_t rows) const {
+    const int64_t key = rows * 1024 + at::get_num_threads();
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = products.find(key);
+    if (found != products.end()) return found->second;
+    if (products.size() >= kMaxProducts) products.clear();
+    // Any row count takes the layout chosen once (checked for 1-128 rows: the
+    // same brgemm kernel family); were it refused, oneDNN would say so here.
+    const auto pd = describe(rows, weights_desc);
+    Product p{dnnl::matmul(pd), pd.scratchpad_desc().get_size()};
+    products.emplace(key, p);
+    return p;
+  }
+};
+
+bool PackedLinear::available() { return true; }
+
+PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias) : state_(new State) {
+  TORCH_CHECK(weight.dim() == 2, "a packed linear needs a 2-D weight [out, in], got ", weight.sizes());
+  State& s = *state_;
+  s.out = weight.size(0);
+  s.in = weight.size(1);
+  if (bias.defined()) {
+    TORCH_CHECK(bias.dim() == 1 && bias.size(0) == s.out, "bias ", bias.sizes(), " does not match weight ",
+                weight.sizes());
+    s.bias = bias.detach().to(torch::kCPU, torch::kBFloat16).contiguous().view({1, s.out});
+  }
+  // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
+  const torch::Tensor plain = weight.detach().to(torch::kCPU, torch::kBFloat16).contiguous();
+  const memory::desc plain_desc(Dims{s.in, s.out}, memory::data_type::bf16, memory::format_tag::ba);
+  const memory::desc any(Dims{s.in, s.out}, memory::data_type::bf16, memory::format_tag::any);
+  s.weights_desc = s.describe(128, any).weights_desc();
+  s.weights = memory(s.weights_desc, cpu_engine());
+  memory source(plain_desc, cpu_engine(), plain.data_ptr());
+  dnnl::reorder(source, s.weights).execute(thread_stream(), source, s.weights);
+  thread_stream().wait();
+}
+
+PackedLinear::~PackedLinear() = default;
+
+int64_t PackedLinear::in_features() const { return state_->in; }
+int64_t PackedLinear::out_features() const { return state_->out; }
+
+torch::Tensor PackedLinear::forward(const torch::Tensor& x) const {
+  RECORD_FUNCTION("nmt::packed_linear", std::vector<c10::IValue>());  // named in operator profiles
+  const State& s = *state_;
+  TORCH_CHECK(x.dim() == 2 && x.size(1) == s.in, "a packed linear of ", s.in, " inputs got ", x.sizes());
+  TORCH_CHECK(x.device().is_cpu(), "a packed linear runs on the CPU");
+  const int64_t rows = x.size(0);
+  torch::Tensor out = torch::empty({rows, s.out}, x.options().dtype(torch::kBFloat16));
+  if (rows == 0) return out;
+  const torch::Tensor input = x.to(torch::kBFloat16).contiguous();
+  const Product p = s.product_for(rows);
+  const auto& engine = cpu_engine();
+  memory src(rows_desc(rows, s.in), engine, input.data_ptr());
+  memory dst(rows_desc(rows, s.out), engine, out.data_ptr());
+  memory scratch(memory::desc(Dims{static_cast<int64_t>(p.scratchpad_bytes)}, memory::data_type::u8,
+                              memory::format_tag::a),
+                 engine, thread_scratchpad(p.scratchpad_bytes));
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}};
+  if (s.bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out), engine, s.bias.data_ptr()));
+  p.primitive.execute(thread_stream(), args);
+  thread_stream().wait();
+  return out;
+}
+
+}  // namespace nmt::model
+
+#else  // built without oneDNN's API: callers check available() first
+
+namespace nmt::model {
+
+struct PackedLinear::State {};
+
+bool PackedLinear::available() { return false; }
+
+PackedLinear::PackedLinear(const torch::Tensor&, const torch::Tensor&) {
+  TORCH_CHECK(false, "this build has no oneDNN API (install libdnnl-dev and rebuild)");
+}
+PackedLinear::~PackedLinear() = default;
+torch::Tensor PackedLinear::forward(const torch::Tensor&) const { return {}; }
+int64_t PackedLinear::in_features() const { return 0; }
+int64_t PackedLinear::out_features() const { return 0; }
+
+}  // namespace nmt::model
+
+#endif

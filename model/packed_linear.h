@@ -1,0 +1,41 @@
+// A bf16 linear map for inference on the CPU whose weights oneDNN holds packed
+// in its own blocked layout, ready for its matrix-product kernel. ATen's bf16
+// product receives plain weights at every call and oneDNN copies them into
+// that layout each time; for decoding's small products (4 to 128 rows) the copy
+// and ATen's per-call set-up cost as much as the product (1.3-4x at 32 rows
+// and fewer, 1.05-1.4x at 128: bench/decode_bench, README's Speed).
+#pragma once
+
+#include <memory>
+
+#include <torch/types.h>
+
+namespace nmt::model {
+
+class PackedLinear {
+ public:
+  // True when the project was built with oneDNN's API (libdnnl-dev); without
+  // it callers keep ATen's product.
+  static bool available();
+
+  // weight [out, in] and bias [out] (undefined: none) in any floating dtype;
+  // they are copied (as bf16) and packed once.
+  PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias);
+  ~PackedLinear();
+  PackedLinear(const PackedLinear&) = delete;
+  PackedLinear& operator=(const PackedLinear&) = delete;
+
+  // [rows, in] (any floating dtype, cast to bf16) -> [rows, out] bf16: the
+  // products and sums in fp32, rounded once to bf16 as autocast's linear is.
+  // Thread-safe: batches may be decoded concurrently.
+  torch::Tensor forward(const torch::Tensor& x) const;
+
+  int64_t in_features() const;
+  int64_t out_features() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace nmt::model
