@@ -61,13 +61,12 @@ struct PackedLinear::State {
   mutable std::mutex mutex;  // guards products
   mutable std::unordered_map<int64_t, Product> products;
 
-  dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights) const {
-    const memory::desc bias_desc =
-        bias.defined() ? rows_desc(1, out) : memory::desc();
+  dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights_layout) const {
+    const memory::desc bias_desc = bias.defined() ? rows_desc(1, out) : memory::desc();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     return dnnl::matmul::primitive_desc(
-        dnnl::matmul::desc(rows_desc(rows, in), weights, bias_desc, rows_desc(rows, out)), attr, cpu_engine());
+        dnnl::matmul::desc(rows_desc(rows, in), weights_layout, bias_desc, rows_desc(rows, out)), attr, cpu_engine());
   }
 
   Product product_for(int64_t rows) const {
