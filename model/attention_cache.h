@@ -5,6 +5,8 @@
 
 #include <torch/types.h>
 
+#include "model/step_attention.h"
+
 namespace nmt::model {
 
 // Projected, head-split keys and values of a fixed memory (the encoder
@@ -14,28 +16,40 @@ namespace nmt::model {
 struct AttentionCache {
   torch::Tensor k, v;
   bool empty() const { return !k.defined(); }
+  // Where step_attention finds them for query rows in groups of `group` per
+  // memory row; mask [memory rows, 1, 1, len] (or undefined) hides padding.
+  StepMemory step_memory(int64_t group, const torch::Tensor& mask) const;
 };
 
 // Self-attention keys and values of the positions decoded so far, stored
-// time-major ([capacity, rows, head, d_head], positions [0, length) filled)
-// with room to grow: a step writes its position in place instead of
-// concatenating a new copy of the whole cache, and reordering rows copies the
-// filled part once.
+// time-major ([capacity, row capacity, head, d_head]) with room to grow: a step
+// writes its position in place instead of concatenating a new copy of the
+// whole cache. Slot p keeps the rows as they were at step p; when rows are
+// reordered (beams changing parents, sentences leaving), nothing moves: a
+// table records which row of slot p each current row descends from.
 class GrowingAttentionCache {
  public:
   bool empty() const { return length_ == 0; }
   int64_t length() const { return length_; }
+  int64_t rows() const { return rows_; }
   // k, v [rows, head, new, d_head] become positions [length, length + new).
   void append(const torch::Tensor& k, const torch::Tensor& v);
-  // [rows, head, length, d_head] views of the filled positions.
+  // [rows, head, length, d_head]: the current rows' keys and values, gathered
+  // (a copy) for the general attention path.
   torch::Tensor keys() const;
   torch::Tensor values() const;
-  // Keeps rows `index` ([new_rows] int64 on the cache's device) in that order.
+  // Keeps rows `index` ([new_rows] int64, any device) in that order.
   void select_rows(const torch::Tensor& index);
+  // Where step_attention finds them, without gathering (CPU).
+  StepMemory step_memory() const;
 
  private:
-  torch::Tensor k_, v_;  // [capacity, rows, head, d_head]
-  int64_t length_ = 0;
+  void reserve(int64_t length, int64_t rows);
+  torch::Tensor gathered(const torch::Tensor& buffer) const;
+
+  torch::Tensor k_, v_;             // [capacity, row capacity, head, d_head]
+  std::vector<int64_t> ancestry_;  // [length][rows]: the row of slot p that current row r descends from
+  int64_t length_ = 0, rows_ = 0;
 };
 
 struct DecoderLayerCache {

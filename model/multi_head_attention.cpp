@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "model/step_attention.h"
 
 namespace nmt::model {
 
@@ -62,7 +63,20 @@ torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x
   // [batch, new, d_model]
   const auto qkv = project(x, qkv_, {w_q, w_k, w_v});
   cache.append(split(qkv[1]), split(qkv[2]));
+  if (x.size(1) == 1 && !mask.defined() && !is_training() && step_attention_supported(qkv[0], qkv[1])) {
+    return attend_step(qkv[0], cache.step_memory());
+  }
   return attend(split(qkv[0]), cache.keys(), cache.values(), mask);
+}
+
+torch::Tensor MultiHeadAttentionImpl::attend_step(const torch::Tensor& q, const StepMemory& memory) {
+  // [rows, 1, d_model]
+  const int64_t rows = q.size(0), d_model = q.size(2);
+  torch::Tensor weights;
+  const auto out = step_attention(q.reshape({rows, n_head_, d_model / n_head_}), memory,
+                                  keep_attention_ ? &weights : nullptr);
+  if (keep_attention_) last_attention_ = weights.unsqueeze(2);
+  return w_concat(out.view({rows, 1, d_model}));
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory,
@@ -70,13 +84,17 @@ torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor&
   // [batch, len_q, d_model]
   if (cache.empty()) {
     const auto kv = project(memory, kv_, {w_k, w_v});
-    cache.k = split(kv[0]);
-    cache.v = split(kv[1]);
+    // Contiguous once, so that no step copies them for a batched product.
+    cache.k = split(kv[0]).contiguous();
+    cache.v = split(kv[1]).contiguous();
   }
   const int64_t memory_rows = cache.k.size(0), rows = q.size(0);
   TORCH_CHECK(rows % memory_rows == 0, "attention to a memory of ", memory_rows, " rows from ", rows,
               " query rows, not a multiple");
   const int64_t group = rows / memory_rows;
+  if (q.size(1) == 1 && !is_training() && step_attention_supported(q, cache.k)) {
+    return attend_step(w_q(q), cache.step_memory(group, mask));
+  }
   if (group == 1) return attend(split(w_q(q)), cache.k, cache.v, mask);
   // A group's queries become more query positions of its memory row:
   // [rows, h, new, d_h] -> [memory rows, h, group * new, d_h].

@@ -55,6 +55,8 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   torch::Tensor concat(const torch::Tensor& x) const;  // [b, h, l, d/h] -> [b, l, d]
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& mask);
+  // One new position per row (q [rows, 1, d_model]) through step_attention, then w_concat.
+  torch::Tensor attend_step(const torch::Tensor& q, const StepMemory& memory);
 
   InferenceWeights qkv_, kv_;  // stacked w_q/w_k/w_v (self-attention) and w_k/w_v (a memory)
   int64_t n_head_;
