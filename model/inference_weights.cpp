@@ -1,5 +1,6 @@
 #include "model/inference_weights.h"
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include "util/precision.h"
@@ -19,17 +20,24 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
   TORCH_CHECK(!weights.empty() && weights.size() == biases.size(), "a linear needs one bias (or none) per weight");
   if (torch::GradMode::is_enabled()) return torch::linear(x, stacked(weights), stacked(biases));
   const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
+  const bool one_thread = at::get_num_threads() == 1;
   torch::Tensor weight, bias;
   std::shared_ptr<const PackedLinear> packed;
   {
     // Batches may be decoded concurrently (decode/parallel_batches.h).
     std::lock_guard<std::mutex> lock(mutex_);
     refresh(weights, biases, dtype, x.device());
+    if (one_thread && !packed_ && weight_.scalar_type() == torch::kFloat && x.device().is_cpu() &&
+        PackedLinear::available()) {
+      packed_ = std::make_shared<const PackedLinear>(weight_, bias_, torch::kFloat);
+    }
     weight = weight_;
     bias = bias_;
     packed = packed_;
   }
-  if (packed) {
+  // fp32 keeps both: oneDNN's product on packed weights is the faster one on
+  // one thread, OpenBLAS's on several (README's Speed).
+  if (packed && (!weight.defined() || one_thread)) {
     auto out_sizes = x.sizes().vec();
     out_sizes.back() = packed->out_features();
     return packed->forward(x.reshape({-1, x.size(-1)})).view(out_sizes);
@@ -48,13 +56,12 @@ void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const 
   for (const auto* list : {&weights, &biases}) {
     for (const auto& p : *list) sources.emplace_back(p.defined() ? p.data_ptr() : nullptr, p.defined() ? p._version() : 0);
   }
-  const bool pack = dtype == c10::ScalarType::BFloat16 && device.is_cpu() && PackedLinear::available();
-  if ((weight_.defined() || packed_) && sources == sources_ && dtype == dtype_ && pack == bool(packed_)) return;
+  if ((weight_.defined() || packed_) && sources == sources_ && dtype == dtype_ && device == device_) return;
   weight_ = bias_ = torch::Tensor();
   packed_.reset();
-  if (pack) {
+  if (dtype == c10::ScalarType::BFloat16 && device.is_cpu() && PackedLinear::available()) {
     // bf16 on the CPU: oneDNN's product on weights packed once (model/packed_linear.h).
-    packed_ = std::make_shared<const PackedLinear>(stacked(weights), stacked(biases));
+    packed_ = std::make_shared<const PackedLinear>(stacked(weights), stacked(biases), dtype);
   } else {
     // A single fp32 parameter is used as it is (no copy); casts and stacks are made once.
     weight_ = stacked(weights).to(dtype).contiguous();
@@ -63,6 +70,7 @@ void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const 
   }
   sources_ = std::move(sources);
   dtype_ = dtype;
+  device_ = device;
 }
 
 }  // namespace nmt::model

@@ -22,8 +22,9 @@ class InferenceWeights {
   // x [..., in] -> [..., sum of out_i] for weights [out_i, in] and biases
   // [out_i] (undefined: none). With autograd on: a plain linear of the
   // parameters (stacked when several), nothing kept. Without: the weights in
-  // autocast's dtype (bf16 on the CPU: packed for oneDNN), rebuilt only when a
-  // parameter's data or version changes.
+  // autocast's dtype (bf16 on the CPU: packed for oneDNN; fp32 on the CPU:
+  // packed too for callers on one thread), rebuilt only when a parameter's
+  // data or version changes.
   // Thread-safe.
   torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
                        const std::vector<torch::Tensor>& biases);
@@ -33,10 +34,13 @@ class InferenceWeights {
                c10::ScalarType dtype, const c10::Device& device);
 
   std::mutex mutex_;  // guards what follows
-  torch::Tensor weight_, bias_;                // ATen's product (fp32, or bf16 off the CPU)
-  std::shared_ptr<const PackedLinear> packed_;  // or oneDNN's on packed weights (bf16 on the CPU)
+  torch::Tensor weight_, bias_;  // ATen's product (fp32, or bf16 off the CPU)
+  // oneDNN's on packed weights: bf16 on the CPU; fp32 on the CPU as well,
+  // built on the first call from a thread running alone (its faster case).
+  std::shared_ptr<const PackedLinear> packed_;
   std::vector<std::pair<const void*, uint32_t>> sources_;  // data and version of each parameter
   c10::ScalarType dtype_ = c10::ScalarType::Float;
+  c10::Device device_ = c10::kCPU;
 };
 
 }  // namespace nmt::model

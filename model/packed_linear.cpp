@@ -36,8 +36,14 @@ void* thread_scratchpad(size_t bytes) {
   return scratch.data();
 }
 
-memory::desc rows_desc(int64_t rows, int64_t cols) {
-  return memory::desc(Dims{rows, cols}, memory::data_type::bf16, memory::format_tag::ab);
+memory::data_type dnnl_type(c10::ScalarType dtype) {
+  TORCH_CHECK(dtype == torch::kBFloat16 || dtype == torch::kFloat, "a packed linear computes in bf16 or fp32, not ",
+              dtype);
+  return dtype == torch::kFloat ? memory::data_type::f32 : memory::data_type::bf16;
+}
+
+memory::desc rows_desc(int64_t rows, int64_t cols, c10::ScalarType dtype) {
+  return memory::desc(Dims{rows, cols}, dnnl_type(dtype), memory::format_tag::ab);
 }
 
 // The primitive for `rows` input rows; oneDNN sizes its work split by the
@@ -54,19 +60,21 @@ constexpr size_t kMaxProducts = 512;
 
 struct PackedLinear::State {
   int64_t in = 0, out = 0;
-  memory::desc weights_desc;  // the packed layout oneDNN chose
-  memory weights;             // packed bf16 [in, out]
-  torch::Tensor bias;         // [1, out] bf16, or undefined
+  c10::ScalarType dtype = torch::kBFloat16;  // of the inputs, weights, bias and outputs
+  memory::desc weights_desc;                 // the packed layout oneDNN chose
+  memory weights;                            // packed [in, out]
+  torch::Tensor bias;                        // [1, out], or undefined
 
   mutable std::mutex mutex;  // guards products
   mutable std::unordered_map<int64_t, Product> products;
 
   dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights_layout) const {
-    const memory::desc bias_desc = bias.defined() ? rows_desc(1, out) : memory::desc();
+    const memory::desc bias_desc = bias.defined() ? rows_desc(1, out, dtype) : memory::desc();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     return dnnl::matmul::primitive_desc(
-        dnnl::matmul::desc(rows_desc(rows, in), weights_layout, bias_desc, rows_desc(rows, out)), attr, cpu_engine());
+        dnnl::matmul::desc(rows_desc(rows, in, dtype), weights_layout, bias_desc, rows_desc(rows, out, dtype)), attr,
+        cpu_engine());
   }
 
   Product product_for(int64_t rows) const {
@@ -86,20 +94,23 @@ struct PackedLinear::State {
 
 bool PackedLinear::available() { return true; }
 
-PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias) : state_(new State) {
+PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias, c10::ScalarType dtype)
+    : state_(new State) {
   TORCH_CHECK(weight.dim() == 2, "a packed linear needs a 2-D weight [out, in], got ", weight.sizes());
   State& s = *state_;
+  s.dtype = dtype;
+  const auto type = dnnl_type(dtype);
   s.out = weight.size(0);
   s.in = weight.size(1);
   if (bias.defined()) {
     TORCH_CHECK(bias.dim() == 1 && bias.size(0) == s.out, "bias ", bias.sizes(), " does not match weight ",
                 weight.sizes());
-    s.bias = bias.detach().to(torch::kCPU, torch::kBFloat16).contiguous().view({1, s.out});
+    s.bias = bias.detach().to(torch::kCPU, dtype).contiguous().view({1, s.out});
   }
   // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
-  const torch::Tensor plain = weight.detach().to(torch::kCPU, torch::kBFloat16).contiguous();
-  const memory::desc plain_desc(Dims{s.in, s.out}, memory::data_type::bf16, memory::format_tag::ba);
-  const memory::desc any(Dims{s.in, s.out}, memory::data_type::bf16, memory::format_tag::any);
+  const torch::Tensor plain = weight.detach().to(torch::kCPU, dtype).contiguous();
+  const memory::desc plain_desc(Dims{s.in, s.out}, type, memory::format_tag::ba);
+  const memory::desc any(Dims{s.in, s.out}, type, memory::format_tag::any);
   s.weights_desc = s.describe(128, any).weights_desc();
   s.weights = memory(s.weights_desc, cpu_engine());
   memory source(plain_desc, cpu_engine(), plain.data_ptr());
@@ -118,19 +129,19 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x) const {
   TORCH_CHECK(x.dim() == 2 && x.size(1) == s.in, "a packed linear of ", s.in, " inputs got ", x.sizes());
   TORCH_CHECK(x.device().is_cpu(), "a packed linear runs on the CPU");
   const int64_t rows = x.size(0);
-  torch::Tensor out = torch::empty({rows, s.out}, x.options().dtype(torch::kBFloat16));
+  torch::Tensor out = torch::empty({rows, s.out}, x.options().dtype(s.dtype));
   if (rows == 0) return out;
-  const torch::Tensor input = x.to(torch::kBFloat16).contiguous();
+  const torch::Tensor input = x.to(s.dtype).contiguous();
   const Product p = s.product_for(rows);
   const auto& engine = cpu_engine();
-  memory src(rows_desc(rows, s.in), engine, input.data_ptr());
-  memory dst(rows_desc(rows, s.out), engine, out.data_ptr());
+  memory src(rows_desc(rows, s.in, s.dtype), engine, input.data_ptr());
+  memory dst(rows_desc(rows, s.out, s.dtype), engine, out.data_ptr());
   memory scratch(memory::desc(Dims{static_cast<int64_t>(p.scratchpad_bytes)}, memory::data_type::u8,
                               memory::format_tag::a),
                  engine, thread_scratchpad(p.scratchpad_bytes));
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}};
-  if (s.bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out), engine, s.bias.data_ptr()));
+  if (s.bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out, s.dtype), engine, s.bias.data_ptr()));
   p.primitive.execute(thread_stream(), args);
   thread_stream().wait();
   return out;
@@ -146,7 +157,7 @@ struct PackedLinear::State {};
 
 bool PackedLinear::available() { return false; }
 
-PackedLinear::PackedLinear(const torch::Tensor&, const torch::Tensor&) {
+PackedLinear::PackedLinear(const torch::Tensor&, const torch::Tensor&, c10::ScalarType) {
   TORCH_CHECK(false, "this build has no oneDNN API (install libdnnl-dev and rebuild)");
 }
 PackedLinear::~PackedLinear() = default;

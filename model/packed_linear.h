@@ -20,14 +20,15 @@ class PackedLinear {
   static bool available();
 
   // weight [out, in] and bias [out] (undefined: none) in any floating dtype;
-  // they are copied (as bf16) and packed once.
-  PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias);
+  // they are copied (as `dtype`: bf16 or fp32) and packed once.
+  PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias, c10::ScalarType dtype = c10::kBFloat16);
   ~PackedLinear();
   PackedLinear(const PackedLinear&) = delete;
   PackedLinear& operator=(const PackedLinear&) = delete;
 
-  // [rows, in] (any floating dtype, cast to bf16) -> [rows, out] bf16: the
-  // products and sums in fp32, rounded once to bf16 as autocast's linear is.
+  // [rows, in] (any floating dtype, cast to the packed dtype) -> [rows, out]
+  // in that dtype; for bf16 the products and sums run in fp32, rounded once
+  // to bf16 as autocast's linear is.
   // Thread-safe: batches may be decoded concurrently.
   torch::Tensor forward(const torch::Tensor& x) const;
 

@@ -1,7 +1,7 @@
-// model::PackedLinear (bf16 products on weights oneDNN packed once) against an
-// independent computation and against autocast's bf16 linear, for the row
-// counts decoding produces; concurrent calls; and model::Linear taking it under
-// bf16 autocast without autograd.
+// model::PackedLinear (bf16 and fp32 products on weights oneDNN packed once)
+// against an independent computation and against autocast's bf16 linear, for
+// the row counts decoding produces; concurrent calls; and model::Linear taking
+// it under bf16 autocast without autograd, and in fp32 on one thread.
 #include <thread>
 
 #include <ATen/Context.h>
@@ -111,6 +111,39 @@ TEST(PackedLinear, LinearTakesItUnderBf16InferenceAndFollowsUpdates) {
       EXPECT_TRUE(torch::equal(got, expected)) << "round " << round;
     }
     torch::NoGradGuard no_grad;
+    l->weight.mul_(-2).add_(0.125);  // the packed copy is stale now
+  }
+}
+
+TEST(PackedLinear, Fp32MatchesTheDoubleProduct) {
+  SKIP_WITHOUT_ONEDNN();
+  torch::manual_seed(15);
+  const auto w = torch::randn({48, 64}) * 0.2, b = torch::randn({48});
+  const PackedLinear packed(w, b, torch::kFloat);
+  for (int64_t rows : {1, 4, 33, 128}) {
+    const auto x = torch::randn({rows, 64});
+    const auto got = packed.forward(x);
+    ASSERT_EQ(got.scalar_type(), torch::kFloat);
+    const auto exact = torch::matmul(x.to(torch::kDouble), w.to(torch::kDouble).t()) + b.to(torch::kDouble);
+    // fp32 sums of 64 terms of size ~1.
+    EXPECT_TRUE(test::tensors_close(got, exact, 1e-5, 1e-5)) << "rows " << rows;
+  }
+}
+
+TEST(PackedLinear, Fp32LinearTakesItOnOneThreadOnlyAndFollowsUpdates) {
+  SKIP_WITHOUT_ONEDNN();
+  torch::manual_seed(16);
+  Linear l(32, 24);
+  const auto x = torch::randn({2, 5, 32});
+  const int threads = at::get_num_threads();
+  for (int round = 0; round < 2; ++round) {
+    c10::InferenceMode inference;
+    const auto expected = PackedLinear(l->weight, l->bias, torch::kFloat).forward(x.reshape({10, 32})).view({2, 5, 24});
+    at::set_num_threads(1);
+    const auto one_thread = l(x);
+    at::set_num_threads(threads);
+    EXPECT_TRUE(torch::equal(one_thread, expected)) << "round " << round;
+    EXPECT_TRUE(test::tensors_close(one_thread, torch::linear(x, l->weight, l->bias), 1e-5, 1e-5));
     l->weight.mul_(-2).add_(0.125);  // the packed copy is stale now
   }
 }
