@@ -34,15 +34,15 @@ inline float to_float(c10::BFloat16 x) {
 }
 
 template <class Element>
-inline float dot(const float* q, const Element* k, int64_t n) {
+inline float dot(const Element* q, const Element* k, int64_t n) {
   float partial[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) partial[j] += q[i + j] * to_float(k[i + j]);
+    for (int j = 0; j < kLanes; ++j) partial[j] += to_float(q[i + j]) * to_float(k[i + j]);
   }
   float sum = 0.0f;
   for (int j = 0; j < kLanes; ++j) sum += partial[j];
-  for (; i < n; ++i) sum += q[i] * to_float(k[i]);
+  for (; i < n; ++i) sum += to_float(q[i]) * to_float(k[i]);
   return sum;
 }
 
@@ -54,13 +54,14 @@ inline void add_scaled(float* out, float weight, const Element* v, int64_t n) {
 // The inputs of one call, typed.
 template <class Element>
 struct Task {
-  const float* q;  // [rows, head, d_head]
+  const Element* q;  // [rows, head, d_head], rows `q_row_stride` apart
+  int64_t q_row_stride;
   const Element* keys;
   const Element* values;
   const StepMemory* memory;
   const bool* valid;  // [memory rows, length] or null
   int64_t rows, heads, d_head;
-  float* out;      // [rows, head, d_head]
+  Element* out;    // [rows, head, d_head]
   float* weights;  // [rows, head, length] or null
 };
 
@@ -70,14 +71,14 @@ inline int64_t source_row(const Task<Element>& t, int64_t position, int64_t row)
   return ancestry ? (*ancestry)[position * t.rows + row] : row / t.memory->group;
 }
 
-// (row, head) pairs [begin, end); `scores` holds `length` floats.
+// (row, head) pairs [begin, end); `scores` holds `length` floats, `sum` d_head.
 template <class Element>
-inline void attend_pairs(const Task<Element>& t, int64_t begin, int64_t end, float* scores) {
+inline void attend_pairs(const Task<Element>& t, int64_t begin, int64_t end, float* scores, float* sum) {
   const StepMemory& m = *t.memory;
   const float scale = std::sqrt(static_cast<float>(t.d_head));
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t row = pair / t.heads, head = pair % t.heads;
-    const float* q = t.q + pair * t.d_head;
+    const Element* q = t.q + row * t.q_row_stride + head * t.d_head;
     float top = -INFINITY;
     for (int64_t p = 0; p < m.length; ++p) {
       const int64_t source = source_row(t, p, row);
@@ -88,35 +89,38 @@ inline void attend_pairs(const Task<Element>& t, int64_t begin, int64_t end, flo
     }
     float total = 0.0f;
     for (int64_t p = 0; p < m.length; ++p) total += (scores[p] = std::exp(scores[p] - top));
-    float* out = t.out + pair * t.d_head;
-    std::fill(out, out + t.d_head, 0.0f);
+    std::fill(sum, sum + t.d_head, 0.0f);
     for (int64_t p = 0; p < m.length; ++p) {
       scores[p] /= total;
       if (scores[p] == 0.0f) continue;  // a hidden position
       const int64_t source = source_row(t, p, row);
-      add_scaled(out, scores[p], t.values + p * m.position_stride + source * m.row_stride + head * m.head_stride,
+      add_scaled(sum, scores[p], t.values + p * m.position_stride + source * m.row_stride + head * m.head_stride,
                  t.d_head);
     }
+    Element* out = t.out + pair * t.d_head;
+    for (int64_t i = 0; i < t.d_head; ++i) out[i] = static_cast<Element>(sum[i]);  // rounded once
     if (t.weights) std::copy(scores, scores + m.length, t.weights + pair * m.length);
   }
 }
 
-NMT_VECTOR_CLONES void attend_pairs_fp32(const Task<float>& t, int64_t begin, int64_t end, float* scores) {
-  attend_pairs(t, begin, end, scores);
+NMT_VECTOR_CLONES void attend_pairs_fp32(const Task<float>& t, int64_t begin, int64_t end, float* scores,
+                                         float* sum) {
+  attend_pairs(t, begin, end, scores, sum);
 }
 
-NMT_VECTOR_CLONES void attend_pairs_bf16(const Task<c10::BFloat16>& t, int64_t begin, int64_t end, float* scores) {
-  attend_pairs(t, begin, end, scores);
+NMT_VECTOR_CLONES void attend_pairs_bf16(const Task<c10::BFloat16>& t, int64_t begin, int64_t end, float* scores,
+                                         float* sum) {
+  attend_pairs(t, begin, end, scores, sum);
 }
 
 template <class Element>
-void run(const Task<Element>& t, void (*attend)(const Task<Element>&, int64_t, int64_t, float*)) {
+void run(const Task<Element>& t, void (*attend)(const Task<Element>&, int64_t, int64_t, float*, float*)) {
   const int64_t pairs = t.rows * t.heads, length = t.memory->length;
   // Enough pairs per task that a task outweighs waking a thread.
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, 2 * length * t.d_head));
   at::parallel_for(0, pairs, grain, [&](int64_t begin, int64_t end) {
-    std::vector<float> scores(static_cast<size_t>(length));
-    attend(t, begin, end, scores.data());
+    std::vector<float> scratch(static_cast<size_t>(length + t.d_head));
+    attend(t, begin, end, scratch.data(), scratch.data() + length);
   });
 }
 
@@ -157,17 +161,20 @@ bool step_attention_supported(const torch::Tensor& q, const torch::Tensor& keys)
 torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, torch::Tensor* weights) {
   // [rows, head, d_head]
   check_layout(q, memory);
-  const auto queries = q.to(torch::kFloat).contiguous();
+  // Read in place where only the rows are apart (a slice of the stacked Q/K/V projection).
+  auto queries = q.to(memory.keys.scalar_type());
+  if (queries.stride(2) != 1 || queries.stride(1) != q.size(2)) queries = queries.contiguous();
   const auto valid = memory.valid.defined() ? memory.valid.to(torch::kBool).contiguous() : torch::Tensor();
-  auto out = torch::empty(queries.sizes(), queries.options());
-  if (weights) *weights = torch::empty({q.size(0), q.size(1), memory.length}, queries.options());
+  auto out = torch::empty(q.sizes(), queries.options());
+  if (weights) *weights = torch::empty({q.size(0), q.size(1), memory.length}, queries.options().dtype(torch::kFloat));
   const auto& keys = memory.keys;  // origins of the layout, not necessarily contiguous
   const auto& values = memory.values;
   auto fill = [&](auto* element) {
     using Element = std::remove_pointer_t<decltype(element)>;
-    return Task<Element>{queries.data_ptr<float>(), keys.data_ptr<Element>(), values.data_ptr<Element>(), &memory,
-                         valid.defined() ? valid.data_ptr<bool>() : nullptr, q.size(0), q.size(1), q.size(2),
-                         out.data_ptr<float>(), weights ? weights->data_ptr<float>() : nullptr};
+    return Task<Element>{queries.data_ptr<Element>(), queries.stride(0), keys.data_ptr<Element>(),
+                         values.data_ptr<Element>(), &memory, valid.defined() ? valid.data_ptr<bool>() : nullptr,
+                         q.size(0), q.size(1), q.size(2), out.data_ptr<Element>(),
+                         weights ? weights->data_ptr<float>() : nullptr};
   };
   if (keys.scalar_type() == torch::kFloat) {
     run(fill(static_cast<float*>(nullptr)), attend_pairs_fp32);

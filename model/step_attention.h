@@ -7,7 +7,8 @@
 // product - plus a dozen small operators per call. Here a row's keys may lie in
 // other rows at earlier positions (the row it descends from), found through a
 // table instead of moved; the scores, softmax and weighted sum run in fp32
-// whatever the cache's dtype (fp32 or bf16), as autocast runs softmax.
+// whatever the cache's dtype (fp32 or bf16), as autocast runs softmax, and
+// the result is rounded once to the cache's dtype.
 #pragma once
 
 #include <vector>
@@ -36,9 +37,9 @@ struct StepMemory {
 // nothing that needs a gradient.
 bool step_attention_supported(const torch::Tensor& q, const torch::Tensor& keys);
 
-// q [rows, head, d_head] -> [rows, head, d_head] fp32: softmax(q k^T /
-// sqrt(d_head)) v per (row, head). `weights`, when given, receives the
-// softmax [rows, head, length] (fp32).
+// q [rows, head, d_head] -> [rows, head, d_head] in the keys' dtype:
+// softmax(q k^T / sqrt(d_head)) v per (row, head), q taken in the keys'
+// dtype. `weights`, when given, receives the softmax [rows, head, length] (fp32).
 torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, torch::Tensor* weights = nullptr);
 
 }  // namespace nmt::model
