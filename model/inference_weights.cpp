@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "util/precision.h"
+#include "util/threads.h"
 
 namespace nmt::model {
 namespace {
@@ -20,7 +21,8 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
   TORCH_CHECK(!weights.empty() && weights.size() == biases.size(), "a linear needs one bias (or none) per weight");
   if (torch::GradMode::is_enabled()) return torch::linear(x, stacked(weights), stacked(biases));
   const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
-  const bool one_thread = at::get_num_threads() == 1;
+  // The products run on the calling thread alone (as parallel batches' workers run them).
+  const bool one_thread = at::get_num_threads() == 1 && blas_threads() <= 1;
   torch::Tensor weight, bias;
   std::shared_ptr<const PackedLinear> packed;
   {
@@ -36,7 +38,8 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
     packed = packed_;
   }
   // fp32 keeps both: oneDNN's product on packed weights is the faster one on
-  // one thread, OpenBLAS's on several (README's Speed).
+  // one thread; with OpenBLAS's pool (the fp32 thread plan gives ATen's, and
+  // so oneDNN's, half the cores) OpenBLAS's (README's Speed).
   if (packed && (!weight.defined() || one_thread)) {
     auto out_sizes = x.sizes().vec();
     out_sizes.back() = packed->out_features();

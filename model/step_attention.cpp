@@ -15,40 +15,69 @@
 // for plain x86-64). Other compilers build the plain version.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+// Each clone must get its own copy of the loops, not a call to a shared one.
+// Those inlined helpers pass 16-float vectors by value: GCC's note that the
+// ABI of such calls differs between ISAs concerns no call that remains.
+#pragma GCC diagnostic ignored "-Wpsabi"
+#define NMT_INLINE inline __attribute__((always_inline))
 #else
 #define NMT_VECTOR_CLONES
+#define NMT_INLINE inline
 #endif
 
 namespace nmt::model {
 namespace {
 
-constexpr int kLanes = 16;  // independent partial sums: a vector register's worth at AVX-512
+constexpr int kLanes = 16;
+// 16 floats: one AVX-512 register, two AVX2 or four SSE registers (GCC's
+// vector extension; every compiler this builds with has it).
+typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
+typedef uint16_t HalfLanes __attribute__((vector_size(kLanes * sizeof(uint16_t))));
+typedef uint32_t WordLanes __attribute__((vector_size(kLanes * sizeof(uint32_t))));
 
-inline float to_float(float x) { return x; }
+NMT_INLINE float to_float(float x) { return x; }
 
-inline float to_float(c10::BFloat16 x) {
+NMT_INLINE float to_float(c10::BFloat16 x) {
   const uint32_t bits = static_cast<uint32_t>(x.x) << 16;  // bf16 is fp32's upper half
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }
 
+NMT_INLINE Lanes load(const float* x) {
+  Lanes v;
+  std::memcpy(&v, x, sizeof v);
+  return v;
+}
+
+NMT_INLINE Lanes load(const c10::BFloat16* x) {
+  HalfLanes half;
+  std::memcpy(&half, x, sizeof half);
+  const WordLanes words = __builtin_convertvector(half, WordLanes) << 16;
+  Lanes v;
+  std::memcpy(&v, &words, sizeof v);
+  return v;
+}
+
 template <class Element>
-inline float dot(const Element* q, const Element* k, int64_t n) {
-  float partial[kLanes] = {};
+NMT_INLINE float dot(const float* q, const Element* k, int64_t n) {
+  Lanes partial = {};
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) partial[j] += to_float(q[i + j]) * to_float(k[i + j]);
-  }
+  for (; i + kLanes <= n; i += kLanes) partial += load(q + i) * load(k + i);
   float sum = 0.0f;
   for (int j = 0; j < kLanes; ++j) sum += partial[j];
-  for (; i < n; ++i) sum += to_float(q[i]) * to_float(k[i]);
+  for (; i < n; ++i) sum += q[i] * to_float(k[i]);
   return sum;
 }
 
 template <class Element>
-inline void add_scaled(float* out, float weight, const Element* v, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] += weight * to_float(v[i]);
+NMT_INLINE void add_scaled(float* out, float weight, const Element* v, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Lanes sum = load(out + i) + weight * load(v + i);
+    std::memcpy(out + i, &sum, sizeof sum);
+  }
+  for (; i < n; ++i) out[i] += weight * to_float(v[i]);
 }
 
 // The inputs of one call, typed.
@@ -66,61 +95,72 @@ struct Task {
 };
 
 template <class Element>
-inline int64_t source_row(const Task<Element>& t, int64_t position, int64_t row) {
+NMT_INLINE int64_t source_row(const Task<Element>& t, int64_t position, int64_t row) {
   const auto* ancestry = t.memory->ancestry;
   return ancestry ? (*ancestry)[position * t.rows + row] : row / t.memory->group;
 }
 
-// (row, head) pairs [begin, end); `scores` holds `length` floats, `sum` d_head.
+// Rows [begin, end), all heads of a row together: a position's keys (values)
+// for every head lie side by side, and a sentence's beams, neighbouring rows,
+// mostly read the same positions of their common ancestors. Scratch: `scores`
+// heads x length floats, `sum` and `q` heads x d_head each.
 template <class Element>
-inline void attend_pairs(const Task<Element>& t, int64_t begin, int64_t end, float* scores, float* sum) {
+NMT_INLINE void attend_rows(const Task<Element>& t, int64_t begin, int64_t end, float* scores, float* sum, float* q) {
   const StepMemory& m = *t.memory;
-  const float scale = std::sqrt(static_cast<float>(t.d_head));
-  for (int64_t pair = begin; pair < end; ++pair) {
-    const int64_t row = pair / t.heads, head = pair % t.heads;
-    const Element* q = t.q + row * t.q_row_stride + head * t.d_head;
-    float top = -INFINITY;
-    for (int64_t p = 0; p < m.length; ++p) {
+  const int64_t heads = t.heads, d_head = t.d_head, length = m.length;
+  const float scale = std::sqrt(static_cast<float>(d_head));
+  for (int64_t row = begin; row < end; ++row) {
+    const Element* query = t.q + row * t.q_row_stride;  // heads d_head apart
+    for (int64_t i = 0; i < heads * d_head; ++i) q[i] = to_float(query[i]);
+    for (int64_t p = 0; p < length; ++p) {
       const int64_t source = source_row(t, p, row);
-      const bool hidden = t.valid && !t.valid[source * m.length + p];
-      const int64_t at = p * m.position_stride + source * m.row_stride + head * m.head_stride;
-      scores[p] = hidden ? static_cast<float>(kMaskedScore) : dot(q, t.keys + at, t.d_head) / scale;
-      top = std::max(top, scores[p]);
+      const bool hidden = t.valid && !t.valid[source * length + p];
+      const Element* keys = t.keys + p * m.position_stride + source * m.row_stride;
+      for (int64_t h = 0; h < heads; ++h) {
+        scores[h * length + p] = hidden ? static_cast<float>(kMaskedScore)
+                                        : dot(q + h * d_head, keys + h * m.head_stride, d_head) / scale;
+      }
     }
-    float total = 0.0f;
-    for (int64_t p = 0; p < m.length; ++p) total += (scores[p] = std::exp(scores[p] - top));
-    std::fill(sum, sum + t.d_head, 0.0f);
-    for (int64_t p = 0; p < m.length; ++p) {
-      scores[p] /= total;
-      if (scores[p] == 0.0f) continue;  // a hidden position
-      const int64_t source = source_row(t, p, row);
-      add_scaled(sum, scores[p], t.values + p * m.position_stride + source * m.row_stride + head * m.head_stride,
-                 t.d_head);
+    for (int64_t h = 0; h < heads; ++h) {  // softmax of each head's scores, in place
+      float* head_scores = scores + h * length;
+      const float top = *std::max_element(head_scores, head_scores + length);
+      float total = 0.0f;
+      for (int64_t p = 0; p < length; ++p) total += (head_scores[p] = std::exp(head_scores[p] - top));
+      for (int64_t p = 0; p < length; ++p) head_scores[p] /= total;
     }
-    Element* out = t.out + pair * t.d_head;
-    for (int64_t i = 0; i < t.d_head; ++i) out[i] = static_cast<Element>(sum[i]);  // rounded once
-    if (t.weights) std::copy(scores, scores + m.length, t.weights + pair * m.length);
+    std::fill(sum, sum + heads * d_head, 0.0f);
+    for (int64_t p = 0; p < length; ++p) {
+      const Element* values = t.values + p * m.position_stride + source_row(t, p, row) * m.row_stride;
+      for (int64_t h = 0; h < heads; ++h) {
+        const float weight = scores[h * length + p];
+        if (weight != 0.0f) add_scaled(sum + h * d_head, weight, values + h * m.head_stride, d_head);
+      }
+    }
+    Element* out = t.out + row * heads * d_head;
+    for (int64_t i = 0; i < heads * d_head; ++i) out[i] = static_cast<Element>(sum[i]);  // rounded once
+    if (t.weights) std::copy(scores, scores + heads * length, t.weights + row * heads * length);
   }
 }
 
-NMT_VECTOR_CLONES void attend_pairs_fp32(const Task<float>& t, int64_t begin, int64_t end, float* scores,
-                                         float* sum) {
-  attend_pairs(t, begin, end, scores, sum);
+NMT_VECTOR_CLONES void attend_rows_fp32(const Task<float>& t, int64_t begin, int64_t end, float* scores, float* sum,
+                                        float* q) {
+  attend_rows(t, begin, end, scores, sum, q);
 }
 
-NMT_VECTOR_CLONES void attend_pairs_bf16(const Task<c10::BFloat16>& t, int64_t begin, int64_t end, float* scores,
-                                         float* sum) {
-  attend_pairs(t, begin, end, scores, sum);
+NMT_VECTOR_CLONES void attend_rows_bf16(const Task<c10::BFloat16>& t, int64_t begin, int64_t end, float* scores,
+                                        float* sum, float* q) {
+  attend_rows(t, begin, end, scores, sum, q);
 }
 
 template <class Element>
-void run(const Task<Element>& t, void (*attend)(const Task<Element>&, int64_t, int64_t, float*, float*)) {
-  const int64_t pairs = t.rows * t.heads, length = t.memory->length;
-  // Enough pairs per task that a task outweighs waking a thread.
-  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, 2 * length * t.d_head));
-  at::parallel_for(0, pairs, grain, [&](int64_t begin, int64_t end) {
-    std::vector<float> scratch(static_cast<size_t>(length + t.d_head));
-    attend(t, begin, end, scratch.data(), scratch.data() + length);
+void run(const Task<Element>& t, void (*attend)(const Task<Element>&, int64_t, int64_t, float*, float*, float*)) {
+  const int64_t length = t.memory->length, width = t.heads * t.d_head;
+  // Enough rows per task that a task outweighs waking a thread.
+  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, 2 * length * width));
+  at::parallel_for(0, t.rows, grain, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(static_cast<size_t>(t.heads * length + 2 * width));
+    float* scores = scratch.data();
+    attend(t, begin, end, scores, scores + t.heads * length, scores + t.heads * length + width);
   });
 }
 
@@ -177,10 +217,10 @@ torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, t
                          weights ? weights->data_ptr<float>() : nullptr};
   };
   if (keys.scalar_type() == torch::kFloat) {
-    run(fill(static_cast<float*>(nullptr)), attend_pairs_fp32);
+    run(fill(static_cast<float*>(nullptr)), attend_rows_fp32);
   } else {
     TORCH_CHECK(keys.scalar_type() == torch::kBFloat16, "step attention keeps fp32 or bf16, not ", keys.scalar_type());
-    run(fill(static_cast<c10::BFloat16*>(nullptr)), attend_pairs_bf16);
+    run(fill(static_cast<c10::BFloat16*>(nullptr)), attend_rows_bf16);
   }
   return out;
 }

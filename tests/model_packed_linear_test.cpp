@@ -13,6 +13,7 @@
 #include "model/packed_linear.h"
 #include "tests/test_support.h"
 #include "util/precision.h"
+#include "util/threads.h"
 
 namespace nmt::model {
 namespace {
@@ -135,15 +136,23 @@ TEST(PackedLinear, Fp32LinearTakesItOnOneThreadOnlyAndFollowsUpdates) {
   torch::manual_seed(16);
   Linear l(32, 24);
   const auto x = torch::randn({2, 5, 32});
-  const int threads = at::get_num_threads();
+  const int threads = at::get_num_threads(), blas = blas_threads();
   for (int round = 0; round < 2; ++round) {
     c10::InferenceMode inference;
     const auto expected = PackedLinear(l->weight, l->bias, torch::kFloat).forward(x.reshape({10, 32})).view({2, 5, 24});
-    at::set_num_threads(1);
+    at::set_num_threads(1);  // as parallel batches' workers run
+    set_blas_threads(1);
     const auto one_thread = l(x);
     at::set_num_threads(threads);
+    if (blas > 0) set_blas_threads(blas);
     EXPECT_TRUE(torch::equal(one_thread, expected)) << "round " << round;
     EXPECT_TRUE(test::tensors_close(one_thread, torch::linear(x, l->weight, l->bias), 1e-5, 1e-5));
+    if (blas > 1) {  // OpenBLAS's pool at work: its product, not the packed one
+      at::set_num_threads(1);
+      const auto pooled = l(x);
+      at::set_num_threads(threads);
+      EXPECT_TRUE(torch::equal(pooled, torch::linear(x, l->weight, l->bias))) << "round " << round;
+    }
     l->weight.mul_(-2).add_(0.125);  // the packed copy is stale now
   }
 }
