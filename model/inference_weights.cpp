@@ -17,9 +17,10 @@ torch::Tensor stacked(const std::vector<torch::Tensor>& parts) {
 }  // namespace
 
 torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
-                                       const std::vector<torch::Tensor>& biases) {
+                                       const std::vector<torch::Tensor>& biases, bool relu) {
   TORCH_CHECK(!weights.empty() && weights.size() == biases.size(), "a linear needs one bias (or none) per weight");
-  if (torch::GradMode::is_enabled()) return torch::linear(x, stacked(weights), stacked(biases));
+  const auto activated = [relu](const torch::Tensor& y) { return relu ? torch::relu(y) : y; };
+  if (torch::GradMode::is_enabled()) return activated(torch::linear(x, stacked(weights), stacked(biases)));
   const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
   // The products run on the calling thread alone (as parallel batches' workers run them).
   const bool one_thread = at::get_num_threads() == 1 && blas_threads() <= 1;
@@ -43,14 +44,14 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
   if (packed && (!weight.defined() || one_thread)) {
     auto out_sizes = x.sizes().vec();
     out_sizes.back() = packed->out_features();
-    return packed->forward(x.reshape({-1, x.size(-1)})).view(out_sizes);
+    return packed->forward(x.reshape({-1, x.size(-1)}), relu).view(out_sizes);
   }
-  if (x.dim() == 2) return torch::linear(x, weight, bias);
+  if (x.dim() == 2) return activated(torch::linear(x, weight, bias));
   // As rows: a 2-D input takes the fused bias path (addmm), a 3-D one a
   // product and then a separate pass to add the bias.
   auto out_sizes = x.sizes().vec();
   out_sizes.back() = weight.size(0);
-  return torch::linear(x.reshape({-1, x.size(-1)}), weight, bias).view(out_sizes);
+  return activated(torch::linear(x.reshape({-1, x.size(-1)}), weight, bias).view(out_sizes));
 }
 
 void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,

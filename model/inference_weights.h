@@ -26,8 +26,9 @@ class InferenceWeights {
   // packed too for callers on one thread), rebuilt only when a parameter's
   // data or version changes.
   // Thread-safe.
+  // With `relu`: relu of that (inside oneDNN's product where it runs).
   torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
-                       const std::vector<torch::Tensor>& biases);
+                       const std::vector<torch::Tensor>& biases, bool relu = false);
 
  private:
   void refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,

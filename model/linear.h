@@ -17,6 +17,9 @@ class LinearImpl : public torch::nn::LinearImpl {
   // [..., in_features] -> [..., out_features]
   torch::Tensor forward(const torch::Tensor& x) { return inference_.linear(x, {weight}, {bias}); }
 
+  // relu(forward(x)), the relu inside oneDNN's product where that runs.
+  torch::Tensor forward_relu(const torch::Tensor& x) { return inference_.linear(x, {weight}, {bias}, true); }
+
  private:
   InferenceWeights inference_;
 };

@@ -68,24 +68,29 @@ struct PackedLinear::State {
   mutable std::mutex mutex;  // guards products
   mutable std::unordered_map<int64_t, Product> products;
 
-  dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights_layout) const {
+  dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights_layout, bool relu) const {
     const memory::desc bias_desc = bias.defined() ? rows_desc(1, out, dtype) : memory::desc();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (relu) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
     return dnnl::matmul::primitive_desc(
         dnnl::matmul::desc(rows_desc(rows, in, dtype), weights_layout, bias_desc, rows_desc(rows, out, dtype)), attr,
         cpu_engine());
   }
 
-  Product product_for(int64_t rows) const {
-    const int64_t key = rows * 1024 + at::get_num_threads();
+  Product product_for(int64_t rows, bool relu) const {
+    const int64_t key = (rows * 1024 + at::get_num_threads()) * 2 + (relu ? 1 : 0);
     std::lock_guard<std::mutex> lock(mutex);
     auto found = products.find(key);
     if (found != products.end()) return found->second;
     if (products.size() >= kMaxProducts) products.clear();
     // Any row count takes the layout chosen once (checked for 1-128 rows: the
     // same brgemm kernel family); were it refused, oneDNN would say so here.
-    const auto pd = describe(rows, weights_desc);
+    const auto pd = describe(rows, weights_desc, relu);
     Product p{dnnl::matmul(pd), pd.scratchpad_desc().get_size()};
     products.emplace(key, p);
     return p;
@@ -111,7 +116,7 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
   const torch::Tensor plain = weight.detach().to(torch::kCPU, dtype).contiguous();
   const memory::desc plain_desc(Dims{s.in, s.out}, type, memory::format_tag::ba);
   const memory::desc any(Dims{s.in, s.out}, type, memory::format_tag::any);
-  s.weights_desc = s.describe(128, any).weights_desc();
+  s.weights_desc = s.describe(128, any, false).weights_desc();
   s.weights = memory(s.weights_desc, cpu_engine());
   memory source(plain_desc, cpu_engine(), plain.data_ptr());
   dnnl::reorder(source, s.weights).execute(thread_stream(), source, s.weights);
@@ -123,7 +128,7 @@ PackedLinear::~PackedLinear() = default;
 int64_t PackedLinear::in_features() const { return state_->in; }
 int64_t PackedLinear::out_features() const { return state_->out; }
 
-torch::Tensor PackedLinear::forward(const torch::Tensor& x) const {
+torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   RECORD_FUNCTION("nmt::packed_linear", std::vector<c10::IValue>());  // named in operator profiles
   const State& s = *state_;
   TORCH_CHECK(x.dim() == 2 && x.size(1) == s.in, "a packed linear of ", s.in, " inputs got ", x.sizes());
@@ -132,7 +137,7 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x) const {
   torch::Tensor out = torch::empty({rows, s.out}, x.options().dtype(s.dtype));
   if (rows == 0) return out;
   const torch::Tensor input = x.to(s.dtype).contiguous();
-  const Product p = s.product_for(rows);
+  const Product p = s.product_for(rows, relu);
   const auto& engine = cpu_engine();
   memory src(rows_desc(rows, s.in, s.dtype), engine, input.data_ptr());
   memory dst(rows_desc(rows, s.out, s.dtype), engine, out.data_ptr());
@@ -161,7 +166,7 @@ PackedLinear::PackedLinear(const torch::Tensor&, const torch::Tensor&, c10::Scal
   TORCH_CHECK(false, "this build has no oneDNN API (install libdnnl-dev and rebuild)");
 }
 PackedLinear::~PackedLinear() = default;
-torch::Tensor PackedLinear::forward(const torch::Tensor&) const { return {}; }
+torch::Tensor PackedLinear::forward(const torch::Tensor&, bool) const { return {}; }
 int64_t PackedLinear::in_features() const { return 0; }
 int64_t PackedLinear::out_features() const { return 0; }
 

@@ -29,8 +29,10 @@ class PackedLinear {
   // [rows, in] (any floating dtype, cast to the packed dtype) -> [rows, out]
   // in that dtype; for bf16 the products and sums run in fp32, rounded once
   // to bf16 as autocast's linear is.
+  // With `relu`, max(0, .) is applied before that rounding (the same result,
+  // since rounding keeps the sign), inside the product's pass over the output.
   // Thread-safe: batches may be decoded concurrently.
-  torch::Tensor forward(const torch::Tensor& x) const;
+  torch::Tensor forward(const torch::Tensor& x, bool relu = false) const;
 
   int64_t in_features() const;
   int64_t out_features() const;

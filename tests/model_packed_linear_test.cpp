@@ -157,5 +157,25 @@ TEST(PackedLinear, Fp32LinearTakesItOnOneThreadOnlyAndFollowsUpdates) {
   }
 }
 
+TEST(PackedLinear, ReluInsideTheProductEqualsReluAfterIt) {
+  SKIP_WITHOUT_ONEDNN();
+  torch::manual_seed(17);
+  const auto w = torch::randn({64, 32}), b = torch::randn({64});
+  for (auto dtype : {torch::kBFloat16, torch::kFloat}) {
+    const PackedLinear packed(w, b, dtype);
+    for (int64_t rows : {1, 7, 128}) {
+      const auto x = torch::randn({rows, 32});
+      const auto fused = packed.forward(x, /*relu=*/true);
+      EXPECT_TRUE(torch::equal(fused, torch::relu(packed.forward(x)))) << dtype << " rows " << rows;
+      EXPECT_GT((fused == 0).sum().item<int64_t>(), 0);  // some outputs were negative
+    }
+  }
+  // Linear::forward_relu follows autograd as plain relu(linear(x)).
+  Linear l(32, 64);
+  const auto x = torch::randn({3, 32});
+  EXPECT_TRUE(torch::equal(l->forward_relu(x), torch::relu(torch::linear(x, l->weight, l->bias))));
+  EXPECT_TRUE(l->forward_relu(x).requires_grad());
+}
+
 }  // namespace
 }  // namespace nmt::model
