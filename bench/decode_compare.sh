@@ -1,7 +1,7 @@
 #!/bin/bash
 # Two builds' decoding speed in one run: decode_bench of an earlier build and
-# of this one, alternately on each model, so that both see the same machine
-# (absolute figures drift on shared machines; compare rows of one run).
+# of this one, one after the other on each model, so that both see the same
+# machine (absolute figures drift on shared machines; compare rows of one run).
 #
 #   bench/decode_compare.sh OLD_DECODE_BENCH NEW_DECODE_BENCH MODEL_DIR:SENTENCES... [-- decode_bench options]
 #

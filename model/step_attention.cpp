@@ -168,19 +168,23 @@ void check_layout(const torch::Tensor& q, const StepMemory& m) {
   TORCH_CHECK(q.dim() == 3, "step attention expects q [rows, head, d_head], got ", q.sizes());
   TORCH_CHECK(m.keys.scalar_type() == m.values.scalar_type(), "step attention: keys and values differ in dtype");
   TORCH_CHECK(m.length > 0, "step attention over an empty memory");
+  TORCH_CHECK(m.group >= 1, "step attention: rows in groups of ", m.group);
   const int64_t rows = q.size(0), heads = q.size(1), d_head = q.size(2);
-  // The last element any (position, row, head) reaches must lie inside the buffers.
-  const int64_t max_source = m.ancestry ? rows - 1 : (rows - 1) / m.group;
+  if (m.ancestry) {
+    TORCH_CHECK(static_cast<int64_t>(m.ancestry->size()) == m.length * rows, "step attention: ancestry of ",
+                m.ancestry->size(), " entries for ", m.length, " positions x ", rows, " rows");
+  }
+  // The last element any (position, row, head) reaches must lie inside the
+  // buffers. Ancestors may be rows that have left since (sentences finished).
+  const int64_t max_source =
+      m.ancestry ? *std::max_element(m.ancestry->begin(), m.ancestry->end()) : (rows - 1) / m.group;
+  TORCH_CHECK(max_source >= 0, "step attention: a negative ancestor row");
   const int64_t last = (m.length - 1) * m.position_stride + max_source * m.row_stride +
                        (heads - 1) * m.head_stride + d_head;
   for (const auto* buffer : {&m.keys, &m.values}) {
     const int64_t reachable = static_cast<int64_t>(buffer->storage().nbytes()) / buffer->element_size() -
                               buffer->storage_offset();
     TORCH_CHECK(last <= reachable, "step attention: the layout reaches element ", last, " of ", reachable);
-  }
-  if (m.ancestry) {
-    TORCH_CHECK(static_cast<int64_t>(m.ancestry->size()) == m.length * rows, "step attention: ancestry of ",
-                m.ancestry->size(), " entries for ", m.length, " positions x ", rows, " rows");
   }
   if (m.valid.defined()) {
     TORCH_CHECK(m.valid.dim() == 2 && m.valid.size(1) == m.length && m.valid.size(0) > max_source,
@@ -200,6 +204,10 @@ bool step_attention_supported(const torch::Tensor& q, const torch::Tensor& keys)
 
 torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, torch::Tensor* weights) {
   // [rows, head, d_head]
+  if (q.dim() == 3 && q.size(0) == 0) {  // nothing to attend from
+    if (weights) *weights = torch::empty({0, q.size(1), memory.length}, q.options().dtype(torch::kFloat));
+    return torch::empty(q.sizes(), q.options().dtype(memory.keys.scalar_type()));
+  }
   check_layout(q, memory);
   // Read in place where only the rows are apart (a slice of the stacked Q/K/V projection).
   auto queries = q.to(memory.keys.scalar_type());

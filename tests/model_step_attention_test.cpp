@@ -110,6 +110,8 @@ TEST(StepAttention, RefusesLayoutsOutsideItsBuffers) {
   self.append(torch::randn({3, 2, 1, 8}), torch::randn({3, 2, 1, 8}));
   EXPECT_THROW(step_attention(torch::randn({4, 2, 8}), self.step_memory()), c10::Error);
   EXPECT_THROW(self.select_rows(torch::tensor({3}, torch::kLong)), c10::Error);
+  // No rows left: nothing to attend from, nothing read.
+  EXPECT_EQ(step_attention(torch::randn({0, 2, 8}), cache.step_memory(2, {})).size(0), 0);
 }
 
 }  // namespace
