@@ -35,22 +35,13 @@ typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
 typedef uint16_t HalfLanes __attribute__((vector_size(kLanes * sizeof(uint16_t))));
 typedef uint32_t WordLanes __attribute__((vector_size(kLanes * sizeof(uint32_t))));
 
-NMT_INLINE float to_float(float x) { return x; }
-
-NMT_INLINE float to_float(c10::BFloat16 x) {
-  const uint32_t bits = static_cast<uint32_t>(x.x) << 16;  // bf16 is fp32's upper half
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 NMT_INLINE Lanes load(const float* x) {
   Lanes v;
   std::memcpy(&v, x, sizeof v);
   return v;
 }
 
-NMT_INLINE Lanes load(const c10::BFloat16* x) {
+NMT_INLINE Lanes load(const c10::BFloat16* x) {  // bf16 is fp32's upper half
   HalfLanes half;
   std::memcpy(&half, x, sizeof half);
   const WordLanes words = __builtin_convertvector(half, WordLanes) << 16;
@@ -66,7 +57,7 @@ NMT_INLINE float dot(const float* q, const Element* k, int64_t n) {
   for (; i + kLanes <= n; i += kLanes) partial += load(q + i) * load(k + i);
   float sum = 0.0f;
   for (int j = 0; j < kLanes; ++j) sum += partial[j];
-  for (; i < n; ++i) sum += q[i] * to_float(k[i]);
+  for (; i < n; ++i) sum += q[i] * static_cast<float>(k[i]);
   return sum;
 }
 
@@ -77,7 +68,7 @@ NMT_INLINE void add_scaled(float* out, float weight, const Element* v, int64_t n
     const Lanes sum = load(out + i) + weight * load(v + i);
     std::memcpy(out + i, &sum, sizeof sum);
   }
-  for (; i < n; ++i) out[i] += weight * to_float(v[i]);
+  for (; i < n; ++i) out[i] += weight * static_cast<float>(v[i]);
 }
 
 // The inputs of one call, typed.
@@ -111,7 +102,7 @@ NMT_INLINE void attend_rows(const Task<Element>& t, int64_t begin, int64_t end, 
   const float scale = std::sqrt(static_cast<float>(d_head));
   for (int64_t row = begin; row < end; ++row) {
     const Element* query = t.q + row * t.q_row_stride;  // heads d_head apart
-    for (int64_t i = 0; i < heads * d_head; ++i) q[i] = to_float(query[i]);
+    for (int64_t i = 0; i < heads * d_head; ++i) q[i] = static_cast<float>(query[i]);
     for (int64_t p = 0; p < length; ++p) {
       const int64_t source = source_row(t, p, row);
       const bool hidden = t.valid && !t.valid[source * length + p];

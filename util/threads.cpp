@@ -36,12 +36,14 @@ ThreadPlan configure_cpu_threads(int n, Precision precision, int blas) {
 }
 
 int blas_threads() {
-  if (auto get = blas_symbol<int (*)()>("openblas_get_num_threads")) return get();
-  return -1;
+  // Looked up once: decoding asks at every linear layer (model/inference_weights).
+  static const auto get = blas_symbol<int (*)()>("openblas_get_num_threads");
+  return get ? get() : -1;
 }
 
 void set_blas_threads(int n) {
-  if (auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads")) set(n);
+  static const auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads");
+  if (set) set(n);
 }
 
 void keep_large_blocks_in_heap(bool on) {
