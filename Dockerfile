@@ -14,15 +14,19 @@ RUN apt-get update \
 WORKDIR /src
 COPY CMakeLists.txt ./
 COPY app ./app
-COPY model ./model
-COPY decode ./decode
-COPY data ./data
+COPY cli ./cli
+COPY util ./util
+COPY text ./text
 COPY vocab ./vocab
 COPY eval ./eval
+COPY kernels ./kernels
+COPY model ./model
+COPY storage ./storage
+COPY data ./data
+COPY decode ./decode
+COPY distributed ./distributed
 COPY train ./train
-COPY util ./util
 COPY serve ./serve
-COPY dist ./dist
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNMT_BUILD_TESTS=OFF -DNMT_BUILD_BENCH=OFF \
       -DCMAKE_INSTALL_PREFIX=/opt/nmt \
  && cmake --build build -j"$(nproc)" \
@@ -41,7 +45,7 @@ FROM debian:bookworm-slim
 RUN useradd --create-home --uid 1000 nmt \
  && mkdir -p /work && chown nmt:nmt /work
 COPY --from=build /opt/nmt /opt/nmt
-COPY data/sample /opt/nmt/share/sample
+COPY examples/sample /opt/nmt/share/sample
 COPY configs/sample.json /opt/nmt/share/sample.json
 COPY scripts/docker_demo.sh /opt/nmt/bin/nmt-demo
 ENV PATH=/opt/nmt/bin:$PATH LD_LIBRARY_PATH=/opt/nmt/lib/deps

@@ -1,6 +1,6 @@
 // trainer: thin entry point; all logic lives in the nmt library.
-#include "app/cli/run_main.h"
-#include "app/cli/trainer_cli.h"
+#include "cli/run_main.h"
+#include "cli/trainer_cli.h"
 
 int main(int argc, char** argv) {
   return nmt::cli::run_main("trainer", [&] { return nmt::cli::trainer_main(argc, argv); });

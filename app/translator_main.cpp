@@ -1,6 +1,6 @@
 // translator: thin entry point; all logic lives in the nmt library.
-#include "app/cli/run_main.h"
-#include "app/cli/translator_cli.h"
+#include "cli/run_main.h"
+#include "cli/translator_cli.h"
 
 int main(int argc, char** argv) {
   return nmt::cli::run_main("translator", [&] { return nmt::cli::translator_main(argc, argv); });

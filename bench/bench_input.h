@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "data/line_reader.h"
+#include "text/line_reader.h"
 #include "util/error.h"
 
 namespace nmt::bench {
 
 inline std::vector<std::string> read_sentences(const std::string& path,
                                                int64_t limit = std::numeric_limits<int64_t>::max()) {
-  data::LineReader reader(path);
+  text::LineReader reader(path);
   std::vector<std::string> lines;
   std::string_view line;
   while (static_cast<int64_t>(lines.size()) < limit && reader.next(line)) {

@@ -19,11 +19,11 @@
 
 #include "data/batch_iterator.h"
 #include "data/corpus_cache.h"
-#include "data/line_reader.h"
 #include "data/training_data.h"
-#include "data/rng.h"
+#include "text/line_reader.h"
 #include "util/config.h"
 #include "util/error.h"
+#include "util/random.h"
 #include "vocab/vocabularies.h"
 
 namespace {
@@ -133,7 +133,7 @@ int phase_multi30k(const Options& o) {
 int phase_generate(const Options& o) {
   std::vector<std::string> de, en;
   if (fs::exists(o.shared + "/train.de.gz")) {
-    nmt::data::LineReader a(o.shared + "/train.de.gz"), b(o.shared + "/train.en.gz");
+    nmt::text::LineReader a(o.shared + "/train.de.gz"), b(o.shared + "/train.en.gz");
     std::string_view x, y;
     while (a.next(x) && b.next(y)) {
       de.emplace_back(x);
@@ -149,7 +149,7 @@ int phase_generate(const Options& o) {
   const auto t0 = Clock::now();
   gzFile fs_ = gzopen((o.work + "/gen.de.gz").c_str(), "wb1");
   gzFile ft = gzopen((o.work + "/gen.en.gz").c_str(), "wb1");
-  nmt::data::Rng rng(2024);
+  nmt::Rng rng(2024);
   std::string s, t;
   for (int64_t i = 0; i < o.pairs; ++i) {
     const auto j = rng.below(de.size());

@@ -19,10 +19,10 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "app/cli/run_main.h"
-#include "dist/communicator.h"
-#include "dist/gradient_sync.h"
-#include "dist/network.h"
+#include "cli/run_main.h"
+#include "distributed/communicator.h"
+#include "distributed/gradient_sync.h"
+#include "distributed/network.h"
 #include "model/transformer.h"
 #include "util/config.h"
 #include "util/error.h"
@@ -75,19 +75,19 @@ RunFigures run_trainer(const std::string& trainer, const std::string& command_ta
 // Mean milliseconds of one GradientSync::allreduce over `ranks` in-process
 // ranks (threads, Gloo on loopback) for a model of `parameters` floats.
 double loopback_allreduce_ms(int64_t parameters, int ranks, int repeats) {
-  const int port = nmt::dist::free_local_port();
+  const int port = nmt::distributed::free_local_port();
   std::vector<double> ms(static_cast<size_t>(ranks));
   auto rank = [&](int r) {
-    nmt::dist::JobEnv job;
+    nmt::distributed::JobEnv job;
     job.rank = r;
     job.world_size = ranks;
     job.local_rank = r;
     job.local_world_size = ranks;
     job.master_port = port;
-    nmt::dist::Communicator comm(job, torch::kCPU);
+    nmt::distributed::Communicator comm(job, torch::kCPU);
     auto p = torch::zeros({parameters}, torch::requires_grad());
     p.mutable_grad() = torch::ones({parameters});
-    nmt::dist::GradientSync sync({p});
+    nmt::distributed::GradientSync sync({p});
     std::vector<double> extras = {1.0};
     sync.allreduce(comm, extras);  // warm-up
     const auto started = std::chrono::steady_clock::now();

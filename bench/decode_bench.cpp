@@ -21,14 +21,14 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
-#include "app/cli/run_main.h"
 #include "bench/bench_input.h"
 #include "bench/op_profile.h"
 #include "bench/proc_status.h"
-#include "data/line_reader.h"
+#include "cli/run_main.h"
 #include "decode/translation.h"
 #include "eval/bleu.h"
-#include "model/model_dir.h"
+#include "storage/model_dir.h"
+#include "text/line_reader.h"
 #include "util/error.h"
 #include "util/threads.h"
 
@@ -63,7 +63,7 @@ struct Row {
   bool cached = true;
 };
 
-Measurement measure(const nmt::model::LoadedModel& loaded, const std::vector<std::string>& lines, const Row& row,
+Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<std::string>& lines, const Row& row,
                     const torch::Device& device) {
   TranslatorOptions o;
   o.precision = row.precision;
@@ -145,7 +145,7 @@ struct Args {
 
 // The speed table: every precision x beam x batch x parallel batches, each
 // row compared with fp32's outputs for the same beam and batch.
-void speed_table(const Args& a, const nmt::model::LoadedModel& loaded, const std::vector<std::string>& lines,
+void speed_table(const Args& a, const nmt::storage::LoadedModel& loaded, const std::vector<std::string>& lines,
                  const std::vector<std::string>& refs, const torch::Device& device) {
   std::printf("| prec | beam | batch | parallel | decoder     | sentences |  seconds |  sent/s | tokens/s | peak MiB |"
               " vs fp32 |%s\n", refs.empty() ? "" : "  BLEU  |");
@@ -204,7 +204,7 @@ int bench_main(int argc, char** argv) {
   app.parse(argc, argv);
   const torch::Device device = pick_device(a.device_name);
   const int used = nmt::configure_cpu_threads(a.threads, nmt::Precision::kFp32, a.blas_threads).cores;
-  const auto loaded = nmt::model::load_model_dir(a.model_dir, a.checkpoint, device);
+  const auto loaded = nmt::storage::load_model_dir(a.model_dir, a.checkpoint, device);
   const auto lines = nmt::bench::read_sentences(a.src, a.limit);
   const auto refs = a.ref.empty() ? std::vector<std::string>{} : nmt::bench::read_sentences(a.ref, a.limit);
   if (refs.size() != (a.ref.empty() ? 0 : lines.size())) {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reproduces the oneDNN failure behind util/onednn_cache.h, in Python on the same library.
+"""Reproduces the oneDNN failure behind kernels/onednn_cache.h, in Python on the same library.
 
 Debian 12's python3-torch links the same oneDNN (libdnnl.so.2, 2.6.3) as its
 libtorch-dev. Threads each run bf16 `addmm`s of the decoder's weight shapes

@@ -20,10 +20,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "app/cli/run_main.h"
 #include "bench/bench_input.h"
 #include "bench/proc_status.h"
-#include "data/line_reader.h"
+#include "cli/run_main.h"
+#include "text/line_reader.h"
 #include "util/error.h"
 
 namespace {

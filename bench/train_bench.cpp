@@ -19,7 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <torch/torch.h>
 
-#include "app/cli/run_main.h"
+#include "cli/run_main.h"
 #include "model/transformer.h"
 #include "train/train_step.h"
 #include "util/config.h"
@@ -64,7 +64,7 @@ nmt::ModelConfig bench_model_config(const std::string& config_path, int64_t voca
 }
 
 struct SyntheticBatch {
-  torch::Tensor src, trg_in, gold;
+  torch::Tensor src, tgt_in, gold;
 };
 
 // Random ids (never pad) with a padded tail on every fourth row, roughly the
@@ -73,11 +73,11 @@ SyntheticBatch make_batch(int64_t rows, int64_t len, int64_t vocab) {
   torch::manual_seed(7);
   SyntheticBatch b;
   b.src = torch::randint(4, vocab, {rows, len}, torch::kLong);
-  auto trg = torch::randint(4, vocab, {rows, len + 1}, torch::kLong);
-  trg.index_put_({torch::indexing::Slice(0, torch::indexing::None, 4), torch::indexing::Slice(len - len / 4)}, 1);
-  trg.select(1, 0).fill_(2);
-  b.trg_in = trg.narrow(1, 0, len);
-  b.gold = trg.narrow(1, 1, len);
+  auto tgt = torch::randint(4, vocab, {rows, len + 1}, torch::kLong);
+  tgt.index_put_({torch::indexing::Slice(0, torch::indexing::None, 4), torch::indexing::Slice(len - len / 4)}, 1);
+  tgt.select(1, 0).fill_(2);
+  b.tgt_in = tgt.narrow(1, 0, len);
+  b.gold = tgt.narrow(1, 1, len);
   return b;
 }
 
@@ -86,7 +86,7 @@ int64_t train_steps(nmt::model::Transformer& model, torch::optim::Adam& optimize
                     nmt::Precision precision, int steps) {
   nmt::data::Batch batch;
   batch.src = synthetic.src;
-  batch.trg_in = synthetic.trg_in;
+  batch.tgt_in = synthetic.tgt_in;
   batch.gold = synthetic.gold;
   batch.tgt_tokens = synthetic.gold.ne(1).sum().item<int64_t>();
   nmt::train::StepSettings settings;

@@ -26,8 +26,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "app/cli/run_main.h"
 #include "bench/op_profile.h"
+#include "cli/run_main.h"
 #include "data/batch.h"
 #include "data/batch_plan.h"
 #include "data/encoded_corpus.h"
@@ -96,7 +96,7 @@ std::vector<nmt::data::Batch> make_batches(int64_t batch_tokens, int64_t count) 
 
 void save_for_python(const std::vector<nmt::data::Batch>& batches, const std::string& path) {
   c10::impl::GenericList list(c10::AnyType::get());
-  for (const auto& b : batches) list.push_back(c10::ivalue::Tuple::create({b.src, b.trg_in, b.gold}));
+  for (const auto& b : batches) list.push_back(c10::ivalue::Tuple::create({b.src, b.tgt_in, b.gold}));
   const auto bytes = torch::pickle_save(c10::IValue(list));
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }

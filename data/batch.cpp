@@ -39,7 +39,7 @@ Batch make_batch(const EncodedCorpus& corpus, const uint32_t* pairs, size_t coun
     batch.tgt_tokens += target_tokens_of(tl);
   }
   batch.src = src;
-  batch.trg_in = tgt.narrow(1, 0, t_max - 1).contiguous();
+  batch.tgt_in = tgt.narrow(1, 0, t_max - 1).contiguous();
   batch.gold = tgt.narrow(1, 1, t_max - 1).contiguous();
   return batch;
 }

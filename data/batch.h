@@ -22,7 +22,7 @@ struct SpecialIds {
 
 struct Batch {
   torch::Tensor src;     // int64 [B, S]: sos, tokens, eos, pad...
-  torch::Tensor trg_in;  // int64 [B, T]: target[:-1]
+  torch::Tensor tgt_in;  // int64 [B, T]: target[:-1], the decoder's input
   torch::Tensor gold;    // int64 [B, T]: target[1:]
   int64_t src_tokens = 0;  // non-pad cells of src (sos and eos included)
   int64_t tgt_tokens = 0;  // non-pad cells of gold: what the loss counts

@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "data/encoded_corpus.h"
-#include "data/rng.h"
 #include "util/error.h"
+#include "util/random.h"
 
 namespace nmt::data {
 namespace {

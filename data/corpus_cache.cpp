@@ -128,7 +128,7 @@ FilterStats encode_into_cache(const std::string& src_path, const std::string& tg
                               const EncodeOptions& options, EncodedCorpusWriter& writer) {
   const int threads = options.threads > 0 ? options.threads
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  ParallelReader reader(src_path, tgt_path, options.max_line_bytes, LongLines::kSkip);
+  ParallelReader reader(src_path, tgt_path, options.max_line_bytes, text::LongLines::kSkip);
   FilterStats stats;
   stats.rules = options.rules;
   Chunk chunk;

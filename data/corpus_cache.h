@@ -8,8 +8,8 @@
 #include <string>
 
 #include "data/encoded_corpus.h"
-#include "data/line_reader.h"
 #include "data/pair_filter.h"
+#include "text/line_reader.h"
 
 namespace nmt::vocab {
 class SentencePieceVocab;
@@ -21,7 +21,7 @@ struct EncodeOptions {
   std::string cache_dir;  // the cache is <cache_dir>/<name>.ids
   FilterRules rules;
   int threads = 0;        // encoding threads; 0: all cores
-  size_t max_line_bytes = kMaxLineBytes;
+  size_t max_line_bytes = text::kMaxLineBytes;
 };
 
 struct PreparedCorpus {

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "data/line_reader.h"
+#include "text/line_reader.h"
 #include "util/error.h"
 
 namespace nmt::data {
@@ -24,7 +24,7 @@ struct CacheHeader {
   double max_len_ratio;
   uint64_t file_size;
   int64_t over_byte_limit;
-  int64_t first_over_byte_limit[kSkippedLineExamples];  // 0: none
+  int64_t first_over_byte_limit[text::kSkippedLineExamples];  // 0: none
 };
 static_assert(sizeof(CacheHeader) % 8 == 0, "parts after the header must stay 8-byte aligned");
 
@@ -53,7 +53,7 @@ CacheHeader make_header(uint64_t key, uint64_t pairs, uint64_t token_bytes, uint
   h.max_len = s.rules.max_len;
   h.max_len_ratio = s.rules.max_len_ratio;
   h.over_byte_limit = s.over_byte_limit;
-  for (size_t i = 0; i < s.first_over_byte_limit.size() && i < kSkippedLineExamples; ++i) {
+  for (size_t i = 0; i < s.first_over_byte_limit.size() && i < text::kSkippedLineExamples; ++i) {
     h.first_over_byte_limit[i] = s.first_over_byte_limit[i];
   }
   h.file_size = image_size(pairs, token_bytes, src_tokens, tgt_tokens);

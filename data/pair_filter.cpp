@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "data/line_reader.h"
+#include "text/line_reader.h"
 
 namespace nmt::data {
 
@@ -31,7 +31,7 @@ void FilterStats::count(Verdict v) {
 void FilterStats::count_over_byte_limit(int64_t line_number) {
   ++read;
   ++over_byte_limit;
-  if (first_over_byte_limit.size() < kSkippedLineExamples) first_over_byte_limit.push_back(line_number);
+  if (first_over_byte_limit.size() < text::kSkippedLineExamples) first_over_byte_limit.push_back(line_number);
 }
 
 std::string FilterStats::summary() const {
@@ -45,7 +45,7 @@ std::string FilterStats::summary() const {
   }
   if (over_byte_limit > 0) {
     s << ", " << over_byte_limit << " with a line over the byte limit ("
-      << (over_byte_limit == 1 ? "line " : "lines ") << line_number_list(first_over_byte_limit, over_byte_limit)
+      << (over_byte_limit == 1 ? "line " : "lines ") << text::line_number_list(first_over_byte_limit, over_byte_limit)
       << ")";
   }
   return s.str();

@@ -5,7 +5,7 @@
 namespace nmt::data {
 
 ParallelReader::ParallelReader(const std::string& src_path, const std::string& tgt_path,
-                               size_t max_line_bytes, LongLines long_lines)
+                               size_t max_line_bytes, text::LongLines long_lines)
     : src_(src_path, max_line_bytes, long_lines), tgt_(tgt_path, max_line_bytes, long_lines) {}
 
 bool ParallelReader::next(std::string_view& src, std::string_view& tgt) {
@@ -16,7 +16,7 @@ bool ParallelReader::next(std::string_view& src, std::string_view& tgt) {
   report_misalignment(has_src ? src_ : tgt_);
 }
 
-void ParallelReader::report_misalignment(LineReader& longer) {
+void ParallelReader::report_misalignment(text::LineReader& longer) {
   std::string_view ignored;
   while (longer.next(ignored)) {
   }
@@ -26,7 +26,7 @@ void ParallelReader::report_misalignment(LineReader& longer) {
 }
 
 ParallelLines read_parallel_lines(const std::string& src_path, const std::string& tgt_path) {
-  ParallelReader reader(src_path, tgt_path, kMaxLineBytes, LongLines::kSkip);
+  ParallelReader reader(src_path, tgt_path, text::kMaxLineBytes, text::LongLines::kSkip);
   ParallelLines lines;
   std::string_view src, tgt;
   while (reader.next(src, tgt)) {

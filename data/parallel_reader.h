@@ -6,14 +6,14 @@
 #include <string_view>
 #include <vector>
 
-#include "data/line_reader.h"
+#include "text/line_reader.h"
 
 namespace nmt::data {
 
 class ParallelReader {
  public:
   ParallelReader(const std::string& src_path, const std::string& tgt_path,
-                 size_t max_line_bytes = kMaxLineBytes, LongLines long_lines = LongLines::kError);
+                 size_t max_line_bytes = text::kMaxLineBytes, text::LongLines long_lines = text::LongLines::kError);
 
   // The next pair; both views stay valid until the next call. False after
   // the last pair. Throws nmt::DataError naming both files and both line
@@ -29,9 +29,9 @@ class ParallelReader {
   const std::string& tgt_path() const { return tgt_.path(); }
 
  private:
-  [[noreturn]] void report_misalignment(LineReader& longer);
+  [[noreturn]] void report_misalignment(text::LineReader& longer);
 
-  LineReader src_, tgt_;
+  text::LineReader src_, tgt_;
 };
 
 // Every line of two aligned files, as text (line ends removed): the

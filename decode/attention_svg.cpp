@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "data/line_reader.h"
+#include "text/utf8.h"
 
 namespace nmt::decode {
 namespace {
@@ -32,7 +32,7 @@ std::string escape(const std::string& s) {
 
 size_t longest(const std::vector<std::string>& labels) {
   size_t n = 0;
-  for (const auto& l : labels) n = std::max(n, data::count_code_points(l));  // characters, not bytes
+  for (const auto& l : labels) n = std::max(n, text::count_code_points(l));  // characters, not bytes
   return n;
 }
 

@@ -12,114 +12,125 @@
 namespace nmt::decode {
 namespace {
 
-// Rows are grouped by sentence: rows [i * width, (i + 1) * width) belong to live[i].
-struct BeamState {
-  std::vector<int64_t> live;
-  int64_t width = 1;       // 1 before the first step (all beams would be equal), then `beam`
-  torch::Tensor prefixes;  // [rows, t + 1] int64, CPU, bos first
-  torch::Tensor sums;      // [rows] summed log-probs, CPU float
-};
-
 struct Candidates {
   torch::Tensor values;   // [live, k] double, CPU, best first
   torch::Tensor indices;  // [live, k] into width * vocab
   int64_t vocab = 0;
 };
 
-// The 2*beam best one-token extensions of each live sentence.
-Candidates top_candidates(StepScorer& scorer, const BeamState& state, const std::vector<int64_t>& max_lengths,
-                          const SearchIds& ids, int64_t t, int64_t beam) {
-  auto log_probs = scorer.next_log_probs(state.prefixes);
-  std::vector<bool> force_eos(static_cast<size_t>(log_probs.size(0)));
-  for (size_t r = 0; r < force_eos.size(); ++r) {
-    force_eos[r] = t + 1 >= max_lengths[state.live[r / state.width]];
-  }
-  restrict_next_tokens(log_probs, ids, force_eos);
-  Candidates c;
-  c.vocab = log_probs.size(1);
-  const auto totals = (log_probs + state.sums.to(log_probs.device()).unsqueeze(1))
-                          .view({static_cast<int64_t>(state.live.size()), state.width * c.vocab});
-  const int64_t k = std::min(2 * beam, totals.size(1));
-  auto [values, indices] = totals.topk(k, 1);
-  c.values = values.to(torch::kCPU, torch::kDouble);
-  c.indices = indices.to(torch::kCPU, torch::kLong);
-  return c;
-}
-
+// The rows that continue after a step, and the sentences they belong to.
 struct NextRows {
   std::vector<int64_t> parents, tokens, live;
   std::vector<float> sums;
 };
 
-// Sorts one live sentence's candidates into completed hypotheses and next rows.
-void advance_sentence(int64_t i, const Candidates& c, const BeamState& state, const std::vector<int64_t>& max_lengths,
-                      const SearchIds& ids, const SearchOptions& o, int64_t t,
-                      std::vector<std::vector<Hypothesis>>& finished, NextRows& next) {
-  const int64_t s = state.live[i];
-  const auto values = c.values.accessor<double, 2>();
-  const auto indices = c.indices.accessor<int64_t, 2>();
-  const size_t first = next.parents.size();
-  int64_t kept = 0;
-  for (int64_t j = 0; j < c.values.size(1) && (kept < o.beam || j < o.beam); ++j) {
-    const double v = values[i][j];
-    if (!std::isfinite(v)) break;  // sorted: the rest are forbidden tokens too
-    const int64_t parent = i * state.width + indices[i][j] / c.vocab;
-    const int64_t token = indices[i][j] % c.vocab;
-    if (token == ids.eos) {
-      if (j < o.beam) finished[s].push_back(completed(state.prefixes[parent], v, o.length_penalty));
-    } else if (kept < o.beam) {
-      next.parents.push_back(parent);
-      next.tokens.push_back(token);
-      next.sums.push_back(static_cast<float>(v));
-      ++kept;
+// One beam search over a batch: what it was asked (scorer, limits, ids,
+// options) and where it stands (live sentences, their rows' prefixes and
+// scores, the hypotheses completed so far, the step).
+class BeamSearch {
+ public:
+  BeamSearch(StepScorer& scorer, const std::vector<int64_t>& max_lengths, const SearchIds& ids,
+             const SearchOptions& options)
+      : scorer_(scorer), max_lengths_(max_lengths), ids_(ids), options_(options), finished_(max_lengths.size()) {
+    const auto n = static_cast<int64_t>(max_lengths.size());
+    for (int64_t s = 0; s < n; ++s) live_.push_back(s);
+    prefixes_ = torch::full({n, 1}, ids.bos, torch::kLong);
+    sums_ = torch::zeros({n}, torch::kFloat);
+  }
+
+  std::vector<std::vector<Hypothesis>> run() {
+    for (; !live_.empty(); ++t_) {
+      const Candidates c = top_candidates();
+      NextRows next;
+      for (int64_t i = 0; i < static_cast<int64_t>(live_.size()); ++i) advance_sentence(i, c, next);
+      if (next.live.empty()) break;
+      scorer_.select_rows(index_tensor(next.parents));
+      prefixes_ = extend_prefixes(prefixes_, next.parents, next.tokens);
+      sums_ = torch::tensor(next.sums, torch::kFloat);
+      live_ = std::move(next.live);
+      width_ = options_.beam;
     }
+    for (auto& hyps : finished_) {
+      std::stable_sort(hyps.begin(), hyps.end(),
+                       [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+      if (static_cast<int64_t>(hyps.size()) > options_.nbest) hyps.resize(options_.nbest);
+    }
+    return std::move(finished_);
   }
-  const bool done = static_cast<int64_t>(finished[s].size()) >= o.beam || t + 1 >= max_lengths[s] || kept == 0;
-  if (done) {
-    next.parents.resize(first);
-    next.tokens.resize(first);
-    next.sums.resize(first);
-    return;
+
+ private:
+  // The 2*beam best one-token extensions of each live sentence.
+  Candidates top_candidates() {
+    auto log_probs = scorer_.next_log_probs(prefixes_);
+    std::vector<bool> force_eos(static_cast<size_t>(log_probs.size(0)));
+    for (size_t r = 0; r < force_eos.size(); ++r) force_eos[r] = t_ + 1 >= max_lengths_[live_[r / width_]];
+    restrict_next_tokens(log_probs, ids_, force_eos);
+    Candidates c;
+    c.vocab = log_probs.size(1);
+    const auto totals = (log_probs + sums_.to(log_probs.device()).unsqueeze(1))
+                            .view({static_cast<int64_t>(live_.size()), width_ * c.vocab});
+    const int64_t k = std::min(2 * options_.beam, totals.size(1));
+    auto [values, indices] = totals.topk(k, 1);
+    c.values = values.to(torch::kCPU, torch::kDouble);
+    c.indices = indices.to(torch::kCPU, torch::kLong);
+    return c;
   }
-  // A vocabulary smaller than the beam leaves gaps; dead rows keep the shape.
-  for (; kept < o.beam; ++kept) {
-    next.parents.push_back(next.parents.back());
-    next.tokens.push_back(next.tokens.back());
-    next.sums.push_back(-std::numeric_limits<float>::infinity());
+
+  // Sorts live sentence i's candidates into completed hypotheses and next rows.
+  void advance_sentence(int64_t i, const Candidates& c, NextRows& next) {
+    const int64_t s = live_[i], beam = options_.beam;
+    const auto values = c.values.accessor<double, 2>();
+    const auto indices = c.indices.accessor<int64_t, 2>();
+    const size_t first = next.parents.size();
+    int64_t kept = 0;
+    for (int64_t j = 0; j < c.values.size(1) && (kept < beam || j < beam); ++j) {
+      const double v = values[i][j];
+      if (!std::isfinite(v)) break;  // sorted: the rest are forbidden tokens too
+      const int64_t parent = i * width_ + indices[i][j] / c.vocab;
+      const int64_t token = indices[i][j] % c.vocab;
+      if (token == ids_.eos) {
+        if (j < beam) finished_[s].push_back(completed(prefixes_[parent], v, options_.length_penalty));
+      } else if (kept < beam) {
+        next.parents.push_back(parent);
+        next.tokens.push_back(token);
+        next.sums.push_back(static_cast<float>(v));
+        ++kept;
+      }
+    }
+    const bool done = static_cast<int64_t>(finished_[s].size()) >= beam || t_ + 1 >= max_lengths_[s] || kept == 0;
+    if (done) {
+      next.parents.resize(first);
+      next.tokens.resize(first);
+      next.sums.resize(first);
+      return;
+    }
+    // A vocabulary smaller than the beam leaves gaps; dead rows keep the shape.
+    for (; kept < beam; ++kept) {
+      next.parents.push_back(next.parents.back());
+      next.tokens.push_back(next.tokens.back());
+      next.sums.push_back(-std::numeric_limits<float>::infinity());
+    }
+    next.live.push_back(s);
   }
-  next.live.push_back(s);
-}
+
+  StepScorer& scorer_;
+  const std::vector<int64_t>& max_lengths_;
+  const SearchIds& ids_;
+  const SearchOptions& options_;
+  std::vector<std::vector<Hypothesis>> finished_;  // per sentence
+  // Rows are grouped by sentence: rows [i * width_, (i + 1) * width_) belong to live_[i].
+  std::vector<int64_t> live_;
+  int64_t width_ = 1;       // 1 before the first step (all beams would be equal), then `beam`
+  torch::Tensor prefixes_;  // [rows, t + 1] int64, CPU, bos first
+  torch::Tensor sums_;      // [rows] summed log-probs, CPU float
+  int64_t t_ = 0;           // tokens generated so far
+};
 
 }  // namespace
 
 std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
-                                                 const SearchIds& ids, const SearchOptions& o) {
-  const auto n = static_cast<int64_t>(max_lengths.size());
-  std::vector<std::vector<Hypothesis>> finished(n);
-  BeamState state;
-  for (int64_t s = 0; s < n; ++s) state.live.push_back(s);
-  state.prefixes = torch::full({n, 1}, ids.bos, torch::kLong);
-  state.sums = torch::zeros({n}, torch::kFloat);
-  for (int64_t t = 0; !state.live.empty(); ++t) {
-    const Candidates c = top_candidates(scorer, state, max_lengths, ids, t, o.beam);
-    NextRows next;
-    for (int64_t i = 0; i < static_cast<int64_t>(state.live.size()); ++i) {
-      advance_sentence(i, c, state, max_lengths, ids, o, t, finished, next);
-    }
-    if (next.live.empty()) break;
-    const auto parents = index_tensor(next.parents);
-    scorer.select_rows(parents);
-    state.prefixes = extend_prefixes(state.prefixes, next.parents, next.tokens);
-    state.sums = torch::tensor(next.sums, torch::kFloat);
-    state.live = std::move(next.live);
-    state.width = o.beam;
-  }
-  for (auto& hyps : finished) {
-    std::stable_sort(hyps.begin(), hyps.end(),
-                     [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
-    if (static_cast<int64_t>(hyps.size()) > o.nbest) hyps.resize(o.nbest);
-  }
-  return finished;
+                                                 const SearchIds& ids, const SearchOptions& options) {
+  return BeamSearch(scorer, max_lengths, ids, options).run();
 }
 
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,

@@ -7,11 +7,6 @@
 namespace nmt::decode {
 namespace {
 
-torch::Device device_of(const model::TransformerImpl& model) {
-  const auto params = model.parameters();
-  return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
-}
-
 torch::Tensor index_on(const std::vector<int64_t>& values, const torch::Device& device) {
   return torch::tensor(values, torch::kLong).to(device);
 }
@@ -19,7 +14,7 @@ torch::Tensor index_on(const std::vector<int64_t>& values, const torch::Device& 
 }  // namespace
 
 ModelScorer::ModelScorer(model::TransformerImpl& model, const torch::Tensor& src, bool cached)
-    : model_(model), cached_(cached), device_(device_of(model)) {
+    : model_(model), cached_(cached), device_(model::device_of(model)) {
   const auto src_dev = src.to(device_, torch::kLong);
   src_mask_ = model_.make_src_mask(src_dev);
   enc_ = model_.encode(src_dev, src_mask_);
@@ -36,8 +31,8 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
     const auto fresh = prefixes.narrow(1, cache_.length(), t - cache_.length()).to(device_);
     logits = model_.decode_cached(fresh, enc_, src_mask_, cache_).select(1, -1);
   } else {
-    const auto trg = prefixes.to(device_);
-    logits = model_.decoder->forward(trg, enc_, model_.make_trg_mask(trg), src_mask_).select(1, -1);
+    const auto tgt = prefixes.to(device_);
+    logits = model_.decoder->forward(tgt, enc_, model_.make_trg_mask(tgt), src_mask_).select(1, -1);
   }
   return torch::log_softmax(logits.to(torch::kFloat), -1);
 }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "decode/step_scorer.h"
-#include "model/attention_cache.h"
+#include "kernels/attention_cache.h"
 #include "model/transformer.h"
 
 namespace nmt::decode {
@@ -34,7 +34,7 @@ class ModelScorer : public StepScorer {
   // path or after an irregular selection, where there is one per decoder row.
   torch::Tensor enc_, src_mask_;
   int64_t rows_ = 0;  // live decoder rows
-  model::DecoderCache cache_;
+  kernels::DecoderCache cache_;
 };
 
 }  // namespace nmt::decode

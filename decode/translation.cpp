@@ -5,19 +5,14 @@
 
 #include <torch/torch.h>
 
-#include "data/line_reader.h"
 #include "decode/beam_search.h"
 #include "decode/model_scorer.h"
 #include "decode/parallel_batches.h"
+#include "text/utf8.h"
 #include "util/error.h"
 
 namespace nmt::decode {
 namespace {
-
-torch::Device device_of(const model::TransformerImpl& model) {
-  const auto params = model.parameters();
-  return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
-}
 
 const vocab::Vocabularies& checked(const vocab::Vocabularies& v) {
   if (!v.src || !v.tgt) throw DataError("The translator needs both a source and a target vocabulary.");
@@ -81,7 +76,7 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
       ids_(target_ids),
       source_bos_(source_bos),
       source_eos_(source_eos),
-      device_(device_of(*model_)) {
+      device_(model::device_of(*model_)) {
   options_.validate();
 }
 
@@ -90,7 +85,7 @@ int64_t Translator::max_source_tokens() const { return model_->config().max_len 
 SentenceTranslation Translator::encode(const std::string& line) const {
   if (!vocabs_.src) throw DataError("This translator was built without vocabularies; it cannot translate text.");
   SentenceTranslation out;
-  if (data::find_invalid_utf8(line) != line.size()) {
+  if (text::find_invalid_utf8(line) != line.size()) {
     out.invalid_utf8 = true;
     return out;
   }
@@ -190,14 +185,14 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
                      std::to_string(n_layers) + " decoder layers (0.." + std::to_string(n_layers - 1) + ").");
   }
   c10::InferenceMode inference;
-  std::vector<int64_t> trg_in{ids_.bos};
-  trg_in.insert(trg_in.end(), target.begin(), target.end());
+  std::vector<int64_t> tgt_in{ids_.bos};
+  tgt_in.insert(tgt_in.end(), target.begin(), target.end());
   const auto src = wrap_sources({&source}).to(device_);
-  const auto trg = torch::tensor(trg_in, torch::kLong).unsqueeze(0).to(device_);
+  const auto tgt = torch::tensor(tgt_in, torch::kLong).unsqueeze(0).to(device_);
   EvalMode eval(*model_);
   KeepAttention keep(*model_);
   AutocastScope autocast(options_.precision, device_);
-  model_->forward(src, trg);
+  model_->forward(src, tgt);
   return model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
 }
 

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "text/utf8.h"
 #include "util/error.h"
 
 namespace nmt::decode {
@@ -53,7 +54,7 @@ bool read_bounded_line(std::istream& in, std::string& line, size_t max_bytes) {
     size_t end = line.size();
     while (end > 0 && (static_cast<unsigned char>(line[end - 1]) & 0xC0) == 0x80) --end;
     if (end > 0 && static_cast<unsigned char>(line[end - 1]) >= 0xC0 &&
-        data::find_invalid_utf8(std::string_view(line).substr(end - 1)) != line.size() - end + 1) {
+        text::find_invalid_utf8(std::string_view(line).substr(end - 1)) != line.size() - end + 1) {
       line.resize(end - 1);
     }
   }

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "data/line_reader.h"
 #include "decode/translation.h"
+#include "text/line_reader.h"
 
 namespace nmt::decode {
 
@@ -34,7 +34,7 @@ StreamReport translate_stream(Translator& translator, const LineSource& source, 
 // being held: the model truncates sources to its max_len tokens anyway, far
 // fewer, so the translation is that of the line's beginning either way, and
 // a line without breaks cannot take the memory.
-LineSource istream_lines(std::istream& in, size_t max_line_bytes = data::kMaxLineBytes);
+LineSource istream_lines(std::istream& in, size_t max_line_bytes = text::kMaxLineBytes);
 // The strings of `lines`, one each (the vector must outlive the source).
 LineSource vector_lines(const std::vector<std::string>& lines);
 

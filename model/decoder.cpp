@@ -32,7 +32,7 @@ torch::Tensor DecoderImpl::forward_hidden(const torch::Tensor& trg, const torch:
 }
 
 torch::Tensor DecoderImpl::forward_cached(const torch::Tensor& trg, const torch::Tensor& enc,
-                                          const torch::Tensor& src_mask, DecoderCache& cache) {
+                                          const torch::Tensor& src_mask, kernels::DecoderCache& cache) {
   // [batch, new] -> [batch, new, vocab]
   const int64_t n_new = trg.size(1);
   if (cache.layers.empty()) cache.layers.resize(layers->size());

@@ -6,7 +6,7 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/pimpl.h>
 
-#include "model/attention_cache.h"
+#include "kernels/attention_cache.h"
 #include "model/decoder_layer.h"
 #include "model/output_projection.h"
 #include "model/transformer_embedding.h"
@@ -36,7 +36,7 @@ class DecoderImpl : public torch::nn::Module {
   // Incremental: trg holds the positions after cache.length() [batch, new];
   // returns logits for them [batch, new, vocab] and extends the cache.
   torch::Tensor forward_cached(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& src_mask,
-                               DecoderCache& cache);
+                               kernels::DecoderCache& cache);
 
   TransformerEmbedding emb{nullptr};
   torch::nn::ModuleList layers{nullptr};

@@ -32,7 +32,7 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& dec, const torch::T
 }
 
 torch::Tensor DecoderLayerImpl::forward_cached(const torch::Tensor& dec, const torch::Tensor& enc,
-                                               const torch::Tensor& src_mask, DecoderLayerCache& cache,
+                                               const torch::Tensor& src_mask, kernels::DecoderLayerCache& cache,
                                                const torch::Tensor& self_mask) {
   // [batch, new, d_model]
   auto x = residual(dec, norm1, dropout1, pre_norm_, [&](const torch::Tensor& h) {

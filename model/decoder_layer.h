@@ -5,7 +5,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
-#include "model/attention_cache.h"
+#include "kernels/attention_cache.h"
 #include "model/dropout.h"
 #include "model/encoder_layer.h"
 
@@ -23,7 +23,7 @@ class DecoderLayerImpl : public torch::nn::Module {
   // Incremental: dec holds only the new positions [batch, new, d_model]; keys and
   // values of earlier positions and of `enc` come from `cache`, which is updated.
   torch::Tensor forward_cached(const torch::Tensor& dec, const torch::Tensor& enc, const torch::Tensor& src_mask,
-                               DecoderLayerCache& cache, const torch::Tensor& self_mask);
+                               kernels::DecoderLayerCache& cache, const torch::Tensor& self_mask);
 
   MultiHeadAttention self_attention{nullptr}, enc_dec_attention{nullptr};
   LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};

@@ -1,12 +1,12 @@
 // torch::nn::Linear (same construction, initialisation and parameter names,
 // so state dicts do not change) whose forward without autograd keeps its
-// weights ready for inference between calls (model/inference_weights.h).
+// weights ready for inference between calls (kernels/inference_weights.h).
 #pragma once
 
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
-#include "model/inference_weights.h"
+#include "kernels/inference_weights.h"
 
 namespace nmt::model {
 
@@ -21,7 +21,7 @@ class LinearImpl : public torch::nn::LinearImpl {
   torch::Tensor forward_relu(const torch::Tensor& x) { return inference_.linear(x, {weight}, {bias}, true); }
 
  private:
-  InferenceWeights inference_;
+  kernels::InferenceWeights inference_;
 };
 TORCH_MODULE(Linear);
 

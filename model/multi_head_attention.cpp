@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "model/step_attention.h"
+#include "kernels/step_attention.h"
 
 namespace nmt::model {
 
@@ -33,7 +33,7 @@ torch::Tensor MultiHeadAttentionImpl::attend(const torch::Tensor& q, const torch
   return w_concat(concat(out));
 }
 
-std::vector<torch::Tensor> MultiHeadAttentionImpl::project(const torch::Tensor& x, InferenceWeights& stack,
+std::vector<torch::Tensor> MultiHeadAttentionImpl::project(const torch::Tensor& x, kernels::InferenceWeights& stack,
                                                            std::initializer_list<Linear> linears) {
   // The parameters themselves stay separate, under the reference's names.
   std::vector<torch::Tensor> weights, biases;
@@ -58,29 +58,30 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torc
   return attend(split(w_q(q)), split(w_k(k)), split(w_v(v)), mask);
 }
 
-torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x, GrowingAttentionCache& cache,
+torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x, kernels::GrowingAttentionCache& cache,
                                                           const torch::Tensor& mask) {
   // [batch, new, d_model]
   const auto qkv = project(x, qkv_, {w_q, w_k, w_v});
   cache.append(split(qkv[1]), split(qkv[2]));
-  if (x.size(1) == 1 && !mask.defined() && !is_training() && step_attention_supported(qkv[0], qkv[1])) {
+  if (x.size(1) == 1 && !mask.defined() && !is_training() && kernels::step_attention_supported(qkv[0], qkv[1])) {
     return attend_step(qkv[0], cache.step_memory());
   }
   return attend(split(qkv[0]), cache.keys(), cache.values(), mask);
 }
 
-torch::Tensor MultiHeadAttentionImpl::attend_step(const torch::Tensor& q, const StepMemory& memory) {
+torch::Tensor MultiHeadAttentionImpl::attend_step(const torch::Tensor& q, kernels::StepMemory memory) {
   // [rows, 1, d_model]
+  memory.masked_score = static_cast<float>(kMaskedScore);
   const int64_t rows = q.size(0), d_model = q.size(2);
   torch::Tensor weights;
-  const auto out = step_attention(q.reshape({rows, n_head_, d_model / n_head_}), memory,
+  const auto out = kernels::step_attention(q.reshape({rows, n_head_, d_model / n_head_}), memory,
                                   keep_attention_ ? &weights : nullptr);
   if (keep_attention_) last_attention_ = weights.unsqueeze(2);
   return w_concat(out.view({rows, 1, d_model}));
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory,
-                                                            AttentionCache& cache, const torch::Tensor& mask) {
+                                                            kernels::AttentionCache& cache, const torch::Tensor& mask) {
   // [batch, len_q, d_model]
   if (cache.empty()) {
     const auto kv = project(memory, kv_, {w_k, w_v});
@@ -92,7 +93,7 @@ torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor&
   TORCH_CHECK(rows % memory_rows == 0, "attention to a memory of ", memory_rows, " rows from ", rows,
               " query rows, not a multiple");
   const int64_t group = rows / memory_rows;
-  if (q.size(1) == 1 && !is_training() && step_attention_supported(q, cache.k)) {
+  if (q.size(1) == 1 && !is_training() && kernels::step_attention_supported(q, cache.k)) {
     return attend_step(w_q(q), cache.step_memory(group, mask));
   }
   if (group == 1) return attend(split(w_q(q)), cache.k, cache.v, mask);

@@ -10,8 +10,8 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
-#include "model/attention_cache.h"
-#include "model/inference_weights.h"
+#include "kernels/attention_cache.h"
+#include "kernels/inference_weights.h"
 #include "model/linear.h"
 #include "model/scale_dot_product_attention.h"
 
@@ -29,14 +29,14 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // Self-attention for new positions x [batch, new, d_model]: their keys and
   // values are appended to `cache`; `mask` hides keys as in forward (may be undefined
   // when one position is added, since causality then holds by construction).
-  torch::Tensor forward_self_cached(const torch::Tensor& x, GrowingAttentionCache& cache, const torch::Tensor& mask);
+  torch::Tensor forward_self_cached(const torch::Tensor& x, kernels::GrowingAttentionCache& cache, const torch::Tensor& mask);
 
   // Attention to a fixed memory (the encoder output, [memory rows, len_k,
   // d_model]): its keys and values are projected on the first call and reused
   // afterwards. q [batch, len_q, d_model], where batch is a multiple g of the
   // memory rows: rows [i * g, (i + 1) * g) attend to memory row i (a
   // sentence's beams share its keys and values). mask [memory rows, 1, 1, len_k].
-  torch::Tensor forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory, AttentionCache& cache,
+  torch::Tensor forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory, kernels::AttentionCache& cache,
                                       const torch::Tensor& mask);
 
   // When on, the weights of the latest call are kept: [batch, head, len_q, len_k].
@@ -49,16 +49,16 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
  private:
   // x [b, l, d] through each of `linears` -> one [b, l, d] per linear, as one
   // matrix product of their stacked weights (kept in `stack` for inference).
-  static std::vector<torch::Tensor> project(const torch::Tensor& x, InferenceWeights& stack,
+  static std::vector<torch::Tensor> project(const torch::Tensor& x, kernels::InferenceWeights& stack,
                                             std::initializer_list<Linear> linears);
   torch::Tensor split(const torch::Tensor& x) const;   // [b, l, d] -> [b, h, l, d/h]
   torch::Tensor concat(const torch::Tensor& x) const;  // [b, h, l, d/h] -> [b, l, d]
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& mask);
   // One new position per row (q [rows, 1, d_model]) through step_attention, then w_concat.
-  torch::Tensor attend_step(const torch::Tensor& q, const StepMemory& memory);
+  torch::Tensor attend_step(const torch::Tensor& q, kernels::StepMemory memory);
 
-  InferenceWeights qkv_, kv_;  // stacked w_q/w_k/w_v (self-attention) and w_k/w_v (a memory)
+  kernels::InferenceWeights qkv_, kv_;  // stacked w_q/w_k/w_v (self-attention) and w_k/w_v (a memory)
   int64_t n_head_;
   bool keep_attention_ = false;
   torch::Tensor last_attention_;

@@ -7,7 +7,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
-#include "model/inference_weights.h"
+#include "kernels/inference_weights.h"
 
 namespace nmt::model {
 
@@ -26,7 +26,7 @@ class OutputProjectionImpl : public torch::nn::Module {
  private:
   bool tied_;
   torch::Tensor weight_;
-  InferenceWeights inference_;
+  kernels::InferenceWeights inference_;
 };
 TORCH_MODULE(OutputProjection);
 

@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "model/batched_matmul.h"
+#include "kernels/batched_matmul.h"
 
 namespace nmt::model {
 
@@ -20,10 +20,10 @@ std::pair<torch::Tensor, torch::Tensor> ScaleDotProductAttentionImpl::forward(co
   TORCH_CHECK(q.size(-1) == k.size(-1) && k.size(2) == v.size(2), "attention shape mismatch: q ", q.sizes(),
               " k ", k.sizes(), " v ", v.sizes());
   const double d_head = static_cast<double>(k.size(3));
-  auto score = batched_matmul(q, k.transpose(2, 3)) / std::sqrt(d_head);
+  auto score = kernels::batched_matmul(q, k.transpose(2, 3)) / std::sqrt(d_head);
   if (mask.defined()) score = score.masked_fill(mask == 0, kMaskedScore);
   score = torch::softmax(score, -1);
-  return {batched_matmul(dropout(score), v), score};
+  return {kernels::batched_matmul(dropout(score), v), score};
 }
 
 }  // namespace nmt::model

@@ -78,7 +78,7 @@ torch::Tensor TransformerImpl::encode(const torch::Tensor& src, const torch::Ten
 }
 
 torch::Tensor TransformerImpl::decode_cached(const torch::Tensor& trg, const torch::Tensor& enc,
-                                             const torch::Tensor& src_mask, DecoderCache& cache) {
+                                             const torch::Tensor& src_mask, kernels::DecoderCache& cache) {
   // [batch, new] -> [batch, new, dec_voc]
   return decoder->forward_cached(trg, enc, src_mask, cache);
 }
@@ -109,6 +109,11 @@ void init_weights_like_reference(TransformerImpl& model) {
   for (auto& p : model.unique_parameters()) {
     if (p.dim() > 1) torch::nn::init::kaiming_uniform_(p);
   }
+}
+
+torch::Device device_of(const TransformerImpl& model) {
+  const auto params = model.parameters();
+  return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
 }
 
 }  // namespace nmt::model

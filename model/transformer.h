@@ -7,7 +7,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
-#include "model/attention_cache.h"
+#include "kernels/attention_cache.h"
 #include "model/decoder.h"
 #include "model/encoder.h"
 #include "util/config.h"
@@ -31,7 +31,7 @@ class TransformerImpl : public torch::nn::Module {
 
   // Logits for the positions of `trg` after cache.length(): [batch, new, dec_voc].
   torch::Tensor decode_cached(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& src_mask,
-                              DecoderCache& cache);
+                              kernels::DecoderCache& cache);
 
   torch::Tensor make_src_mask(const torch::Tensor& src) const;
   torch::Tensor make_trg_mask(const torch::Tensor& trg) const;
@@ -57,5 +57,8 @@ TORCH_MODULE(Transformer);
 // The reference's training-script initialisation: kaiming_uniform_ on every
 // parameter with more than one dimension (biases and norms keep their init).
 void init_weights_like_reference(TransformerImpl& model);
+
+// Where the model's parameters live (the CPU for a model without any).
+torch::Device device_of(const TransformerImpl& model);
 
 }  // namespace nmt::model

@@ -3,7 +3,7 @@
 set -eu
 share=/opt/nmt/share
 run=${1:-/work/sample-run}
-sed "s#data/sample/#$share/sample/#g" "$share/sample.json" > /tmp/sample.json
+sed "s#examples/sample/#$share/sample/#g" "$share/sample.json" > /tmp/sample.json
 if [ -f "$run/checkpoints/last.pt" ]; then
   trainer --config /tmp/sample.json --out "$run" --resume
 else

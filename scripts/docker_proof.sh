@@ -14,9 +14,9 @@ fail() { echo "docker_proof: FAILED: $*" >&2; exit 1; }
 
 # A short training config over the sample corpus, inside the mounted dir.
 mkdir -p "$work/data"
-head -n 2000 data/sample/train.en > "$work/data/train.en"
-head -n 2000 data/sample/train.de > "$work/data/train.de"
-cp data/sample/valid.en data/sample/valid.de "$work/data/"
+head -n 2000 examples/sample/train.en > "$work/data/train.en"
+head -n 2000 examples/sample/train.de > "$work/data/train.de"
+cp examples/sample/valid.en examples/sample/valid.de "$work/data/"
 cat > "$work/tiny.json" <<'JSON'
 {
   "data": {"train_src": "/work/data/train.en", "train_tgt": "/work/data/train.de",

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "data/line_reader.h"
 #include "serve/http_error.h"
+#include "text/utf8.h"
 
 namespace nmt::serve {
 std::vector<std::string> split_lines(const std::string& text) {
@@ -22,10 +22,10 @@ std::vector<std::string> split_lines(const std::string& text) {
 void RequestLimits::check(const std::vector<std::string>& texts) const {
   int64_t chars = 0, lines = 0;
   for (size_t i = 0; i < texts.size(); ++i) {
-    if (data::find_invalid_utf8(texts[i]) != texts[i].size()) {
+    if (text::find_invalid_utf8(texts[i]) != texts[i].size()) {
       throw HttpError(400, "Text " + std::to_string(i) + " of the request is not valid UTF-8.");
     }
-    chars += static_cast<int64_t>(data::count_code_points(texts[i]));
+    chars += static_cast<int64_t>(text::count_code_points(texts[i]));
     lines += 1 + static_cast<int64_t>(std::count(texts[i].begin(), texts[i].end(), '\n'));
   }
   if (chars > max_chars) {

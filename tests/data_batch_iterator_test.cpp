@@ -8,8 +8,8 @@
 
 #include "data/batch_iterator.h"
 #include "data/encoded_corpus.h"
-#include "data/rng.h"
 #include "util/error.h"
+#include "util/random.h"
 
 namespace nmt::data {
 namespace {
@@ -38,7 +38,7 @@ std::vector<std::vector<int64_t>> epoch_pairs(BatchIterator& it) {
 }
 
 bool same_batch(const Batch& a, const Batch& b) {
-  return a.pair_indices == b.pair_indices && torch::equal(a.src, b.src) && torch::equal(a.trg_in, b.trg_in) &&
+  return a.pair_indices == b.pair_indices && torch::equal(a.src, b.src) && torch::equal(a.tgt_in, b.tgt_in) &&
          torch::equal(a.gold, b.gold);
 }
 
@@ -51,7 +51,7 @@ TEST(DataBatchIterator, EveryTokenExactlyOncePerEpochWithinBudget) {
   Batch b;
   while (it.next(b)) {
     const int64_t rows = b.src.size(0), s = b.src.size(1), t = b.gold.size(1);
-    ASSERT_EQ(b.trg_in.sizes(), b.gold.sizes());
+    ASSERT_EQ(b.tgt_in.sizes(), b.gold.sizes());
     ASSERT_EQ(static_cast<int64_t>(b.pair_indices.size()), rows);
     if (rows > 1) {
       EXPECT_LE(rows * std::max(s, t + 1), budget) << "budget counts padded cells";
@@ -71,10 +71,10 @@ TEST(DataBatchIterator, EveryTokenExactlyOncePerEpochWithinBudget) {
       EXPECT_TRUE(row.slice(0, sl + 2).eq(1).all().item<bool>());
       const auto tgt_ids = corpus->tgt(i);
       const auto tl = static_cast<int64_t>(tgt_ids.size());
-      EXPECT_EQ(b.trg_in[r][0].item<int64_t>(), 2);
+      EXPECT_EQ(b.tgt_in[r][0].item<int64_t>(), 2);
       for (int64_t k = 0; k < tl; ++k) {
         ASSERT_EQ(b.gold[r][k].item<int64_t>(), tgt_ids[static_cast<size_t>(k)]);
-        ASSERT_EQ(b.trg_in[r][k + 1].item<int64_t>(), tgt_ids[static_cast<size_t>(k)]);
+        ASSERT_EQ(b.tgt_in[r][k + 1].item<int64_t>(), tgt_ids[static_cast<size_t>(k)]);
       }
       EXPECT_EQ(b.gold[r][tl].item<int64_t>(), 3);
     }
@@ -190,7 +190,7 @@ TEST(DataBatchIterator, PadAndSpecialIdsComeFromTheVocabulary) {
   ASSERT_EQ(b.src.size(0), 2);
   const int64_t row_short = b.pair_indices[0] == 1 ? 0 : 1;  // the pair with source {23}
   EXPECT_TRUE(torch::equal(b.src[row_short], torch::tensor({5, 23, 6, 0, 0}, torch::kInt64)));
-  EXPECT_TRUE(torch::equal(b.trg_in[row_short], torch::tensor({7, 31, 32, 33}, torch::kInt64)));
+  EXPECT_TRUE(torch::equal(b.tgt_in[row_short], torch::tensor({7, 31, 32, 33}, torch::kInt64)));
   EXPECT_TRUE(torch::equal(b.gold[row_short], torch::tensor({31, 32, 33, 8}, torch::kInt64)));
   EXPECT_TRUE(torch::equal(b.gold[1 - row_short], torch::tensor({30, 8, 9, 9}, torch::kInt64)));
 }

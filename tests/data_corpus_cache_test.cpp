@@ -10,6 +10,7 @@
 #include "data/corpus_cache.h"
 #include "data/training_data.h"
 #include "data_test_util.h"
+#include "tests/test_support.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "vocab/vocabularies.h"
@@ -80,8 +81,8 @@ TEST_F(CorpusCacheTest, EncodesFiltersAndCounts) {
 TEST_F(CorpusCacheTest, PairsWithALineOverTheByteLimitAreDroppedAndCounted) {
   std::string de, en;
   for (int i = 1; i <= 300; ++i) {
-    de += (i == 3 ? std::string(kMaxLineBytes * 3, 'd') : "Ein Hund.") + "\n";
-    en += (i == 250 ? std::string(kMaxLineBytes + 1, 'e') : "A dog.") + "\n";
+    de += (i == 3 ? std::string(text::kMaxLineBytes * 3, 'd') : "Ein Hund.") + "\n";
+    en += (i == 250 ? std::string(text::kMaxLineBytes + 1, 'e') : "A dog.") + "\n";
   }
   test::write_file(local_.path("l.de"), de);
   test::write_gz(local_.path("l.en.gz"), en);
@@ -186,21 +187,12 @@ TEST_F(CorpusCacheTest, CacheIsReusedUntilCorpusOrVocabularyChanges) {
 TEST_F(CorpusCacheTest, EmptyCorpusIsADataError) {
   test::write_file(local_.path("e.de"), "");
   test::write_file(local_.path("e.en"), "");
-  try {
-    prepare(local_.path("e.de"), local_.path("e.en"), options("cache"));
-    FAIL();
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find(local_.path("e.de")), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("empty"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>(
+      [&] { prepare(local_.path("e.de"), local_.path("e.en"), options("cache")); }, {local_.path("e.de"), "empty"}));
   test::write_file(local_.path("b.de"), "\n\n");
   test::write_file(local_.path("b.en"), "A man.\nA dog.\n");
-  try {
-    prepare(local_.path("b.de"), local_.path("b.en"), options("cache"));
-    FAIL();
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("2 with an empty side"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>(
+      [&] { prepare(local_.path("b.de"), local_.path("b.en"), options("cache")); }, {"2 with an empty side"}));
   EXPECT_FALSE(fs::exists(local_.path("cache/train.ids"))) << "no cache from a failed run";
 }
 
@@ -214,12 +206,7 @@ TEST_F(CorpusCacheTest, BadInputsEndInOneDataErrorAndNoCache) {
   for (const Case& c : {Case{local_.path("absent.de"), "absent.de"},
                         Case{local_.path("bad.de"), "line 400"},
                         Case{local_.path("short.de"), "(1 lines)"}}) {
-    try {
-      prepare(c.src, good, options("cache"));
-      ADD_FAILURE() << c.src << " was accepted";
-    } catch (const DataError& e) {
-      EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
-    }
+    EXPECT_TRUE(test::throws_with<DataError>([&] { prepare(c.src, good, options("cache")); }, {c.expect})) << c.src;
   }
   EXPECT_FALSE(fs::exists(local_.path("cache/train.ids")));
 }

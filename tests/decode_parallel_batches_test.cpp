@@ -14,9 +14,9 @@
 
 #include "decode/parallel_batches.h"
 #include "decode/translation.h"
+#include "kernels/onednn_cache.h"
 #include "tests/test_support.h"
 #include "util/config.h"
-#include "util/onednn_cache.h"
 #include "util/threads.h"
 
 namespace nmt::decode {
@@ -67,21 +67,21 @@ TEST(RunParallelBatches, RunsEveryJobOnceAndRestoresThreadSettings) {
 }
 
 // Debian's oneDNN 2.6 fails once its primitive cache evicts what several
-// threads created (util/onednn_cache.h): from the first time batches run at
+// threads created (kernels/onednn_cache.h): from the first time batches run at
 // once, the cache never evicts again in that process. One batch at a time
 // leaves it alone.
 TEST(RunParallelBatches, OneDnnsCacheNeverEvictsOnceBatchesRanAtOnce) {
-  const int before = onednn_primitive_cache_capacity();
+  const int before = kernels::onednn_primitive_cache_capacity();
   if (before < 0) GTEST_SKIP() << "oneDNN's C API is not visible in this LibTorch";
   std::vector<int> seen(4, -1);
-  run_parallel_batches(seen.size(), 1, [&](size_t i) { seen[i] = onednn_primitive_cache_capacity(); });
+  run_parallel_batches(seen.size(), 1, [&](size_t i) { seen[i] = kernels::onednn_primitive_cache_capacity(); });
   for (int capacity : seen) EXPECT_EQ(capacity, before);  // one thread: nothing to guard against
   EXPECT_LT(before, 1 << 30);
-  run_parallel_batches(seen.size(), 2, [&](size_t i) { seen[i] = onednn_primitive_cache_capacity(); });
+  run_parallel_batches(seen.size(), 2, [&](size_t i) { seen[i] = kernels::onednn_primitive_cache_capacity(); });
   for (int capacity : seen) EXPECT_GE(capacity, 1 << 30);
-  EXPECT_GE(onednn_primitive_cache_capacity(), 1 << 30);  // kept after the call, between rounds too
+  EXPECT_GE(kernels::onednn_primitive_cache_capacity(), 1 << 30);  // kept after the call, between rounds too
   EXPECT_THROW(run_parallel_batches(3, 2, [](size_t) { throw std::runtime_error("failed"); }), std::runtime_error);
-  EXPECT_GE(onednn_primitive_cache_capacity(), 1 << 30);
+  EXPECT_GE(kernels::onednn_primitive_cache_capacity(), 1 << 30);
 }
 
 TEST(RunParallelBatches, AJobsErrorReachesTheCallerAndStopsTheRest) {
@@ -96,13 +96,6 @@ TEST(RunParallelBatches, AJobsErrorReachesTheCallerAndStopsTheRest) {
   EXPECT_LT(started.load(), 200);
 }
 
-model::Transformer tiny_model() {
-  torch::manual_seed(21);
-  model::Transformer model(test::tiny_decoder_test_config(40, 50));
-  init_weights_like_reference(*model);
-  return model;
-}
-
 std::vector<std::vector<Hypothesis>> translate(model::Transformer model, int64_t parallel,
                                                const std::vector<std::vector<int64_t>>& sources) {
   TranslatorOptions o;
@@ -115,7 +108,7 @@ std::vector<std::vector<Hypothesis>> translate(model::Transformer model, int64_t
 }
 
 TEST(ParallelTranslation, EqualsOneBatchAtATimeInEveryLineAndScore) {
-  auto model = tiny_model();
+  auto model = test::tiny_model(21, /*max_len=*/40, /*vocab_size=*/50);
   model->train();  // a model borrowed from training: decoded in eval mode, given back in training mode
   std::vector<std::vector<int64_t>> sources;
   for (int64_t s = 0; s < 19; ++s) {

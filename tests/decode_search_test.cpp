@@ -126,14 +126,6 @@ TEST(SearchOnKnownDistribution, FinishedSentencesLeaveTheBatch) {
   EXPECT_EQ(scorer.rows_seen[1], 4);  // two sentences left, two beams each
 }
 
-model::Transformer tiny_model(uint64_t seed) {
-  torch::manual_seed(seed);
-  model::Transformer model(test::tiny_decoder_test_config(32, 40));
-  init_weights_like_reference(*model);
-  model->eval();
-  return model;
-}
-
 std::vector<std::vector<int64_t>> mixed_sources() {
   return {{5, 6, 7, 8, 9, 10, 11}, {12}, {13, 14, 15}, {20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30}, {31, 32},
           {6, 6, 6, 6}};
@@ -172,7 +164,8 @@ class SearchOnModel : public ::testing::TestWithParam<int64_t> {};  // beam widt
 
 TEST_P(SearchOnModel, CachedEqualsFullRecomputation) {
   const int64_t beam = GetParam();
-  auto model = tiny_model(11);
+  auto model = test::tiny_model(11);
+  model->eval();
   const auto cached = run(model, translator_options(beam, beam, 4, true), mixed_sources());
   const auto full = run(model, translator_options(beam, beam, 4, false), mixed_sources());
   expect_same(cached, full, "cached vs full prefix");
@@ -180,7 +173,8 @@ TEST_P(SearchOnModel, CachedEqualsFullRecomputation) {
 
 TEST_P(SearchOnModel, BatchingChangesNoTranslationNorItsPosition) {
   const int64_t beam = GetParam();
-  auto model = tiny_model(12);
+  auto model = test::tiny_model(12);
+  model->eval();
   const auto sources = mixed_sources();
   std::vector<std::vector<Hypothesis>> one_by_one;
   for (const auto& s : sources) one_by_one.push_back(run(model, translator_options(beam, 1, 1, true), {s})[0]);
@@ -196,7 +190,8 @@ TEST_P(SearchOnModel, BatchingChangesNoTranslationNorItsPosition) {
 INSTANTIATE_TEST_SUITE_P(GreedyAndBeam, SearchOnModel, ::testing::Values(1, 3));
 
 TEST(SearchOnModel, BeamOfOneIsGreedy) {
-  auto model = tiny_model(13);
+  auto model = test::tiny_model(13);
+  model->eval();
   torch::NoGradGuard no_grad;
   const auto sources = mixed_sources();
   Translator t(model, kIds, kBos, kEos, translator_options(1, 1, 8, true));
@@ -231,7 +226,8 @@ double forced_log_prob(model::Transformer& model, const std::vector<int64_t>& so
 }
 
 TEST(SearchOnModel, NBestHypothesesAreDistinctSortedAndScoredExactly) {
-  auto model = tiny_model(14);
+  auto model = test::tiny_model(14);
+  model->eval();
   auto o = translator_options(4, 4, 8, true);
   o.search.length_penalty = 0.6;
   const auto sources = mixed_sources();

@@ -32,9 +32,7 @@ class TranslatorText : public ::testing::Test {
   }
 
   Translator make(int64_t beam, int64_t batch, int64_t max_len = 24) {
-    torch::manual_seed(5);
-    model::Transformer model(test::tiny_decoder_test_config(max_len, vocabs_->src->size()));
-    init_weights_like_reference(*model);
+    auto model = test::tiny_model(5, max_len, vocabs_->src->size());
     TranslatorOptions o;
     o.search.beam = beam;
     o.search.nbest = beam;

@@ -11,9 +11,10 @@
 #include <gtest/gtest.h>
 
 #include "data_test_util.h"
-#include "model/checkpoint.h"
-#include "model/state_dict.h"
 #include "model/transformer.h"
+#include "storage/checkpoint.h"
+#include "storage/state_dict.h"
+#include "tests/test_support.h"
 #include "util/config.h"
 #include "vocab/vocabularies.h"
 
@@ -23,24 +24,19 @@ namespace nmt::test {
 // directory is `model_dir`.
 inline void make_random_model_dir(const TempDir& dir, const std::string& model_dir) {
   Config c = toy_corpus_config(dir, 300);
-  c.model.d_model = 32;
-  c.model.n_head = 4;
-  c.model.ffn_hidden = 48;
-  c.model.n_layers = 2;
-  c.model.max_len = 40;
-  c.model.drop_prob = 0.0;
+  c.model = tiny_model_config(/*max_len=*/40);  // its vocabulary sizes: the trained vocabulary's, below
   const auto vocabs = vocab::prepare_vocabularies(c, model_dir);
   c.model.enc_voc_size = c.model.dec_voc_size = vocabs.src->size();
   write_file(model_dir + "/config.json", config_to_json(c).dump(2));
   torch::manual_seed(7);
   model::Transformer m(c.model);
   model::init_weights_like_reference(*m);
-  model::Checkpoint ck;
+  storage::Checkpoint ck;
   ck.config = config_to_json(c);
-  ck.weights = model::state_dict_of(*m);
+  ck.weights = storage::state_dict_of(*m);
   ck.state = {{"step", 1}, {"epoch", 0}};
   std::filesystem::create_directories(model_dir + "/checkpoints");
-  model::save_checkpoint(model_dir + "/checkpoints/last.pt", ck);
+  storage::save_checkpoint(model_dir + "/checkpoints/last.pt", ck);
 }
 
 // A test suite sharing one random model directory, made once per suite.

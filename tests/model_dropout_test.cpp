@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "kernels/dropout_mask.h"
 #include "model/dropout.h"
 #include "tests/test_support.h"
 
@@ -25,7 +26,7 @@ TEST(Dropout, EvalModeAndZeroProbabilityAreIdentity) {
 TEST(Dropout, MaskHoldsZeroOrTheScaleAtTheKeepRate) {
   for (double p : {0.1, 0.3}) {
     const int64_t n = 1 << 20;
-    auto mask = dropout_mask(torch::empty({n}), p, 12345);
+    auto mask = kernels::dropout_mask(torch::empty({n}), p, 12345);
     const float scale = static_cast<float>(1.0 / (1.0 - p));
     auto is_zero = mask.eq(0), is_scale = mask.eq(scale);
     EXPECT_TRUE(is_zero.logical_or(is_scale).all().item<bool>()) << "p " << p;
@@ -39,12 +40,12 @@ TEST(Dropout, MaskHoldsZeroOrTheScaleAtTheKeepRate) {
 }
 
 TEST(Dropout, MaskDependsOnlyOnSeedAndIndex) {
-  auto a = dropout_mask(torch::empty({1001}), 0.2, 77);
-  auto b = dropout_mask(torch::empty({2, 3000}), 0.2, 77).flatten().narrow(0, 0, 1001);
+  auto a = kernels::dropout_mask(torch::empty({1001}), 0.2, 77);
+  auto b = kernels::dropout_mask(torch::empty({2, 3000}), 0.2, 77).flatten().narrow(0, 0, 1001);
   EXPECT_TRUE(torch::equal(a, b));
-  auto c = dropout_mask(torch::empty({1001}), 0.2, 78);
+  auto c = kernels::dropout_mask(torch::empty({1001}), 0.2, 78);
   EXPECT_FALSE(torch::equal(a, c));
-  auto bf = dropout_mask(torch::empty({1001}, torch::kBFloat16), 0.2, 77);
+  auto bf = kernels::dropout_mask(torch::empty({1001}, torch::kBFloat16), 0.2, 77);
   EXPECT_EQ(bf.scalar_type(), torch::kBFloat16);
   EXPECT_TRUE(torch::equal(bf.to(torch::kFloat).eq(0), a.eq(0)));
 }

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "model/state_dict.h"
 #include "model/transformer.h"
+#include "storage/state_dict.h"
 #include "tests/test_support.h"
 #include "util/atomic_file.h"
 #include "util/config.h"
@@ -29,9 +29,9 @@ class ReferenceParity : public ::testing::Test {
     }
     config_ = reference_model_config(read_json_file(dir_ + "/config.json"), dir_ + "/config.json");
     model_ = Transformer(config_);
-    load_state_dict(*model_, read_state_dict_file(dir_ + "/state_dict.pt"), dir_ + "/state_dict.pt");
+    storage::load_state_dict(*model_, storage::read_state_dict_file(dir_ + "/state_dict.pt"), dir_ + "/state_dict.pt");
     model_->eval();
-    io_ = read_state_dict_file(dir_ + "/io.pt");
+    io_ = storage::read_state_dict_file(dir_ + "/io.pt");
   }
 
   torch::Tensor loss_of(const torch::Tensor& logits) const {
@@ -43,7 +43,7 @@ class ReferenceParity : public ::testing::Test {
   std::string dir_;
   ModelConfig config_;
   Transformer model_{nullptr};
-  StateDict io_;
+  storage::StateDict io_;
 };
 
 TEST_F(ReferenceParity, LogitsMatchAtEveryNonPadTarget) {
@@ -61,7 +61,7 @@ TEST_F(ReferenceParity, LossMatches) {
 }
 
 TEST_F(ReferenceParity, EveryGradientMatches) {
-  auto grads = read_state_dict_file(dir_ + "/grads.pt");
+  auto grads = storage::read_state_dict_file(dir_ + "/grads.pt");
   loss_of(model_(io_.at("src"), io_.at("trg_in"))).backward();
   auto params = model_->named_parameters();
   ASSERT_EQ(params.size(), grads.size()) << "fixture has gradients for a different parameter set";
@@ -75,15 +75,15 @@ TEST_F(ReferenceParity, EveryGradientMatches) {
 
 TEST_F(ReferenceParity, ExportThenLoadGivesIdenticalParameters) {
   auto path = test::make_temp_dir("export") + "/exported.pt";
-  write_state_dict_file(path, state_dict_of(*model_));
+  storage::write_state_dict_file(path, storage::state_dict_of(*model_));
   Transformer other(config_);
-  load_state_dict(*other, read_state_dict_file(path), path);
-  auto mine = state_dict_of(*model_);
-  auto theirs = state_dict_of(*other);
+  storage::load_state_dict(*other, storage::read_state_dict_file(path), path);
+  auto mine = storage::state_dict_of(*model_);
+  auto theirs = storage::state_dict_of(*other);
   ASSERT_EQ(mine.size(), theirs.size());
   for (const auto& [name, tensor] : mine) EXPECT_TRUE(torch::equal(tensor, theirs.at(name))) << name;
   // The export holds exactly the reference's keys: the fixture's.
-  auto reference = read_state_dict_file(dir_ + "/state_dict.pt");
+  auto reference = storage::read_state_dict_file(dir_ + "/state_dict.pt");
   for (const auto& [name, tensor] : reference) EXPECT_TRUE(mine.count(name)) << name;
   EXPECT_EQ(reference.size(), mine.size());
 }

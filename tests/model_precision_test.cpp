@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "model/state_dict.h"
 #include "model/transformer.h"
+#include "storage/state_dict.h"
 #include "tests/test_support.h"
 #include "util/config.h"
 #include "util/error.h"
@@ -82,9 +82,9 @@ TEST(Precision, Bf16ForwardMatchesFp32OnTheReferenceFixture) {
   if (!at::hasMKLDNN()) GTEST_SKIP() << "LibTorch without oneDNN: no CPU bf16";
   auto config = reference_model_config(read_json_file(dir + "/config.json"), dir + "/config.json");
   model::Transformer m(config);
-  model::load_state_dict(*m, model::read_state_dict_file(dir + "/state_dict.pt"), dir + "/state_dict.pt");
+  storage::load_state_dict(*m, storage::read_state_dict_file(dir + "/state_dict.pt"), dir + "/state_dict.pt");
   m->eval();
-  auto io = model::read_state_dict_file(dir + "/io.pt");
+  auto io = storage::read_state_dict_file(dir + "/io.pt");
   torch::NoGradGuard no_grad;
   auto fp32 = m(io.at("src"), io.at("trg_in"));
   torch::Tensor bf16;

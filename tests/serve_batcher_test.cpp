@@ -5,8 +5,8 @@
 
 #include <thread>
 
-#include "model/model_dir.h"
 #include "serve/batcher.h"
+#include "storage/model_dir.h"
 #include "tests/model_dir_test_util.h"
 #include "util/error.h"
 
@@ -16,10 +16,10 @@ namespace {
 class BatcherTest : public test::RandomModelDirTest {
  protected:
   void SetUp() override {
-    loaded_ = model::load_model_dir(model_dir(), "", torch::kCPU);
+    loaded_ = storage::load_model_dir(model_dir(), "", torch::kCPU);
     translator_.emplace(loaded_.model, loaded_.vocabs, decode::TranslatorOptions{});
   }
-  model::LoadedModel loaded_;
+  storage::LoadedModel loaded_;
   std::optional<decode::Translator> translator_;
   ServerMetrics metrics_;
 };

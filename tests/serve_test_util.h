@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "model/model_dir.h"
 #include "serve/http_server.h"
+#include "storage/model_dir.h"
 #include "tests/model_dir_test_util.h"
 #include "tests/train_test_util.h"
 
@@ -49,7 +49,7 @@ class ServedModel {
   }
   ~ServedModel() { server_->stop(); }
   void load_model() {
-    loaded_ = model::load_model_dir(model_dir_, "", torch::kCPU);
+    loaded_ = storage::load_model_dir(model_dir_, "", torch::kCPU);
     translator_.emplace(loaded_->model, loaded_->vocabs, decoding_);
     server_->serve_model(*translator_, data::language_pair(loaded_->config.data), "test model");
   }
@@ -63,7 +63,7 @@ class ServedModel {
  private:
   std::string model_dir_;
   decode::TranslatorOptions decoding_;
-  std::optional<model::LoadedModel> loaded_;
+  std::optional<storage::LoadedModel> loaded_;
   std::optional<decode::Translator> translator_;  // before server_: destroyed after it
   std::unique_ptr<serve::TranslationServer> server_;
   int port_ = 0;

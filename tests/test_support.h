@@ -1,16 +1,22 @@
-// Helpers shared by the tests: tensor comparison with a useful failure message
-// and the locations of ../shared fixtures.
+// Helpers shared by the tests: tensor comparison with a useful failure message,
+// "this call fails with a message that says X", the tiny model every test that
+// needs one builds, and the locations of fixtures.
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <typeinfo>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "model/transformer.h"
 #include "util/config.h"
 
 namespace nmt::test {
@@ -37,9 +43,31 @@ inline ::testing::AssertionResult tensors_close(const torch::Tensor& actual, con
   return ::testing::AssertionFailure() << ss.str();
 }
 
-// The small model the decoding tests translate with: d_model 32, 4 heads,
-// ffn 48, 2+2 layers, no dropout.
-inline ModelConfig tiny_decoder_test_config(int64_t max_len, int64_t vocab_size) {
+// Passes when f() throws an E whose message contains every one of `parts`;
+// otherwise says what happened instead: no exception, another exception, or
+// the message that lacks a part.
+//   EXPECT_TRUE(test::throws_with<DataError>([&] { load_checkpoint(path); }, {path, "truncated"}));
+template <typename E, typename F>
+::testing::AssertionResult throws_with(F&& f, std::initializer_list<std::string_view> parts) {
+  try {
+    f();
+  } catch (const E& e) {
+    const std::string message = e.what();
+    for (const auto part : parts) {
+      if (message.find(part) == std::string::npos) {
+        return ::testing::AssertionFailure() << "the message lacks \"" << part << "\": " << message;
+      }
+    }
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "expected " << typeid(E).name() << ", got another exception: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "expected " << typeid(E).name() << ", nothing was thrown";
+}
+
+// The tiny model of the tests: d_model 32, 4 heads, ffn 48, 2+2 layers, no
+// dropout, `max_len` positions and `vocab_size` tokens on both sides.
+inline ModelConfig tiny_model_config(int64_t max_len = 32, int64_t vocab_size = 40) {
   ModelConfig c;
   c.d_model = 32;
   c.n_head = 4;
@@ -49,6 +77,16 @@ inline ModelConfig tiny_decoder_test_config(int64_t max_len, int64_t vocab_size)
   c.enc_voc_size = c.dec_voc_size = vocab_size;
   c.drop_prob = 0.0;
   return c;
+}
+
+// tiny_model_config(max_len, vocab_size) built after torch::manual_seed(seed)
+// and initialised as the reference's training script does; in training mode,
+// as built (callers that decode call eval()).
+inline model::Transformer tiny_model(uint64_t seed, int64_t max_len = 32, int64_t vocab_size = 40) {
+  torch::manual_seed(seed);
+  model::Transformer transformer(tiny_model_config(max_len, vocab_size));
+  model::init_weights_like_reference(*transformer);
+  return transformer;
 }
 
 inline std::string source_dir() {

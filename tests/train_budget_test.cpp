@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "model/checkpoint.h"
-#include "model/state_dict.h"
 #include "model/transformer.h"
+#include "storage/checkpoint.h"
+#include "storage/state_dict.h"
 #include "tests/train_test_util.h"
 
 namespace nmt {
@@ -46,11 +46,11 @@ TEST_F(TrainingBudget, ATinyBudgetStopsCleanlyWithAnAverageAndAChoice) {
 
   // average.pt: the mean of the newest 3 step checkpoints, kept for it despite keep_last 1.
   ASSERT_TRUE(fs::exists(checkpoints() + "/average.pt")) << r.output;
-  const auto averaged = model::load_checkpoint(checkpoints() + "/average.pt");
+  const auto averaged = storage::load_checkpoint(checkpoints() + "/average.pt");
   const auto steps = averaged.state.at("averaged_steps").get<std::vector<int64_t>>();
   ASSERT_FALSE(steps.empty());
   EXPECT_LE(steps.size(), 3u);
-  const auto last = model::load_checkpoint(checkpoints() + "/last.pt");
+  const auto last = storage::load_checkpoint(checkpoints() + "/last.pt");
   EXPECT_EQ(steps.front(), last.step());
   EXPECT_GE(last.state.at("elapsed_seconds").get<double>(), 0.02 * 60);
 
@@ -76,10 +76,10 @@ TEST_F(TrainingBudget, ATinyBudgetStopsCleanlyWithAnAverageAndAChoice) {
                                             test::shell_quote(checkpoints() + "/average.pt") +
                                             " --export-state-dict " + test::shell_quote(dir_.path("avg_sd.pt")));
   ASSERT_EQ(exported.code, 0) << exported.output;
-  const auto dict = model::read_state_dict_file(dir_.path("avg_sd.pt"));
+  const auto dict = storage::read_state_dict_file(dir_.path("avg_sd.pt"));
   const auto config = model_config_from_json(averaged.config.at("model"), "average.pt");
   model::Transformer fresh(config);
-  ASSERT_NO_THROW(model::load_state_dict(*fresh, dict, "exported average"));
+  ASSERT_NO_THROW(storage::load_state_dict(*fresh, dict, "exported average"));
   for (const auto& [name, tensor] : averaged.weights) {
     ASSERT_TRUE(dict.count(name)) << name;
     EXPECT_TRUE(torch::equal(dict.at(name), tensor)) << name;
@@ -98,7 +98,7 @@ TEST_F(TrainingBudget, AverageCommandWritesTheMean) {
   const auto r = run(test::trainer_binary(), "--average " + test::shell_quote(a) + " " + test::shell_quote(b) +
                                                  " --output " + test::shell_quote(out));
   ASSERT_EQ(r.code, 0) << r.output;
-  const auto ca = model::load_checkpoint(a), cb = model::load_checkpoint(b), mean = model::load_checkpoint(out);
+  const auto ca = storage::load_checkpoint(a), cb = storage::load_checkpoint(b), mean = storage::load_checkpoint(out);
   for (const auto& [name, ta] : ca.weights) {
     const auto expected = ((ta.to(torch::kDouble) + cb.weights.at(name).to(torch::kDouble)) / 2).to(torch::kFloat);
     EXPECT_TRUE(torch::equal(mean.weights.at(name), expected)) << name;

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "model/checkpoint.h"
-#include "tests/dist_test_util.h"
+#include "storage/checkpoint.h"
+#include "tests/distributed_test_util.h"
 
 namespace nmt::test {
 namespace {
@@ -55,11 +55,11 @@ TEST(DataParallel, KilledRankAndKilledJobResumeToTheUninterruptedResult) {
   for (pid_t child : child_pids(job)) ::kill(child, SIGKILL);
   ::kill(-job, SIGKILL);
   wait_with_deadline(job, seconds(60));
-  EXPECT_LT(model::load_checkpoint(out + "/checkpoints/last.pt").step(), 120) << "the kill came after the end";
+  EXPECT_LT(storage::load_checkpoint(out + "/checkpoints/last.pt").step(), 120) << "the kill came after the end";
   for (const auto& entry : fs::directory_iterator(out + "/checkpoints")) {
     std::string why;
     if (entry.path().extension() != ".pt") continue;
-    EXPECT_TRUE(model::checkpoint_is_intact(entry.path(), &why)) << entry.path() << ": " << why;
+    EXPECT_TRUE(storage::checkpoint_is_intact(entry.path(), &why)) << entry.path() << ": " << why;
   }
 
   job = spawn_process(launcher_args(job_json, out, true), {}, dir.path("job3.log"));
@@ -76,7 +76,7 @@ TEST_P(DeadPeer, TheOtherRankExitsWithinAMinuteNamingIt) {
   const int dead = GetParam(), survivor = 1 - dead;
   TempDir dir;
   write_json(dir.path("job.json"), parallel_config(dir.root(), 100000));
-  const int port = dist::free_local_port();
+  const int port = distributed::free_local_port();
   pid_t pids[2];
   for (int r = 0; r < 2; ++r) {
     pids[r] = spawn_process(trainer_args(dir.path("job.json"), dir.path("job")), rank_env(r, 2, port),
@@ -113,7 +113,7 @@ TEST(DataParallel, SigtermToTheLauncherSavesOnceAndStopsEveryRank) {
   const Exit e = wait_with_deadline(job, seconds(60));
   ASSERT_EQ(e.code(), 0) << read_text(dir.path("job.log"));
   for (pid_t r : ranks) EXPECT_NE(::kill(r, 0), 0) << "rank pid " << r << " outlived the launcher";
-  const auto last = model::load_checkpoint(dir.path("job") + "/checkpoints/last.pt");
+  const auto last = storage::load_checkpoint(dir.path("job") + "/checkpoints/last.pt");
   EXPECT_GT(last.step(), 0);
   EXPECT_NE(read_text(dir.path("job.log")).find("stopped by signal 15 at step " + std::to_string(last.step())),
             std::string::npos);
@@ -121,7 +121,7 @@ TEST(DataParallel, SigtermToTheLauncherSavesOnceAndStopsEveryRank) {
 
 // Runs ranks 0 and 1 as attempt `restart` of torchrun job `run_id`; rank 0's exit code.
 int run_torchrun_attempt(TempDir& dir, const std::string& run_id, int restart, int max_steps) {
-  const int port = dist::free_local_port();
+  const int port = distributed::free_local_port();
   pid_t pids[2];
   for (int r = 0; r < 2; ++r) {
     auto env = rank_env(r, 2, port);
@@ -150,13 +150,13 @@ TEST(DataParallel, RestartedTorchrunWorkersResumeTheirOwnJobOnly) {
   ASSERT_EQ(run_torchrun_attempt(dir, "job-a", 1, 12), 0) << read_text(dir.path("rank0.log"));
   EXPECT_NE(read_text(dir.path("rank0.log")).find("resumed from step 8"), std::string::npos)
       << read_text(dir.path("rank0.log"));
-  EXPECT_EQ(model::load_checkpoint(dir.path("job") + "/checkpoints/last.pt").step(), 12);
+  EXPECT_EQ(storage::load_checkpoint(dir.path("job") + "/checkpoints/last.pt").step(), 12);
 }
 
 TEST(DataParallel, RanksWithDifferentDataRefuseToTrain) {
   TempDir dir;
   write_json(dir.path("job.json"), parallel_config(dir.root(), 8));
-  const int port = dist::free_local_port();
+  const int port = distributed::free_local_port();
   pid_t pids[2];
   for (int r = 0; r < 2; ++r) {
     auto args = trainer_args(dir.path("job.json"), dir.path("job" + std::to_string(r)));
@@ -196,7 +196,7 @@ TEST(DataParallel, PortInUseIsOneClearError) {
 TEST(DataParallel, UnreachableMasterIsOneClearError) {
   TempDir dir;
   write_json(dir.path("job.json"), parallel_config(dir.root(), 8));
-  const int port = dist::free_local_port();  // nobody serves it
+  const int port = distributed::free_local_port();  // nobody serves it
   auto env = rank_env(1, 2, port);
   env["NMT_RENDEZVOUS_TIMEOUT"] = "3";
   const pid_t pid = spawn_process(trainer_args(dir.path("job.json"), dir.path("job")), env, dir.path("rank1.log"));

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "model/checkpoint.h"
-#include "tests/dist_test_util.h"
+#include "storage/checkpoint.h"
+#include "tests/distributed_test_util.h"
 
 namespace nmt::test {
 namespace {
@@ -62,7 +62,7 @@ TEST(DataParallel, ARankWithoutABatchInTheLastStepJoinsWithNothing) {
   const Exit e = wait_with_deadline(job, seconds(300));
   ASSERT_EQ(e.code(), 0) << read_text(dir.path("job.log"));
   expect_same_weights(single, dir.path("job"));
-  const auto last = model::load_checkpoint(dir.path("job") + "/checkpoints/last.pt");
+  const auto last = storage::load_checkpoint(dir.path("job") + "/checkpoints/last.pt");
   EXPECT_EQ(last.step(), (batches_per_epoch(read_text(dir.path("job.log"))) + 1) / 2);
 }
 
@@ -88,7 +88,7 @@ TEST(DataParallel, StartingWeightsComeFromRank0) {
   ASSERT_EQ(reference.code, 0) << reference.output;
 
   const std::string job_json = job_config(dir, config);
-  const int port = dist::free_local_port();
+  const int port = distributed::free_local_port();
   pid_t pids[2];
   for (int r = 0; r < 2; ++r) {
     auto args = trainer_args(job_json, dir.path("job"));
@@ -118,7 +118,7 @@ TEST_P(Torchrun, StartsATwoRankJobEqualToTwofoldAccumulation) {
   if (standalone) {
     args.push_back("--standalone");
   } else {
-    args.insert(args.end(), {"--nnodes", "1", "--master_port", std::to_string(dist::free_local_port())});
+    args.insert(args.end(), {"--nnodes", "1", "--master_port", std::to_string(distributed::free_local_port())});
   }
   args.push_back("--no_python");
   for (const auto& a : trainer_args(job_config(dir, config), dir.path("job"))) args.push_back(a);

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "model/checkpoint.h"
-#include "model/model_dir.h"
+#include "storage/checkpoint.h"
+#include "storage/model_dir.h"
 #include "tests/train_test_util.h"
 
 namespace nmt::test {
@@ -23,7 +23,7 @@ std::string train_command(const std::string& config, const std::string& out, boo
   return trainer_binary() + " --config " + config + " --out " + out + (resume ? " --resume" : "");
 }
 
-std::string step_four(const std::string& out) { return model::ModelDirPaths(out).step_checkpoint(4); }
+std::string step_four(const std::string& out) { return storage::ModelDirPaths(out).step_checkpoint(4); }
 
 std::vector<std::string> temporaries(const std::string& dir) {
   std::vector<std::string> out;
@@ -49,8 +49,8 @@ void expect_stopped_cleanly(const CommandResult& r, const std::string& out, cons
   EXPECT_NE(r.output.find(reason), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << r.output;
   std::string why;
-  EXPECT_TRUE(model::checkpoint_is_intact(step_four(out), &why)) << why;
-  EXPECT_EQ(model::load_checkpoint(out + "/checkpoints/last.pt").step(), 4);
+  EXPECT_TRUE(storage::checkpoint_is_intact(step_four(out), &why)) << why;
+  EXPECT_EQ(storage::load_checkpoint(out + "/checkpoints/last.pt").step(), 4);
   EXPECT_EQ(temporaries(out), std::vector<std::string>{});
 }
 
@@ -58,7 +58,7 @@ void expect_resume_finishes(const std::string& config, const std::string& out) {
   const CommandResult again = run_command(train_command(config, out, true));
   ASSERT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("resumed from step 4"), std::string::npos) << again.output;
-  EXPECT_EQ(model::load_checkpoint(out + "/checkpoints/last.pt").step(), 12);
+  EXPECT_EQ(storage::load_checkpoint(out + "/checkpoints/last.pt").step(), 12);
 }
 
 nlohmann::json disk_test_config(const std::string& dir) {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "model/checkpoint.h"
-#include "model/state_dict.h"
+#include "storage/checkpoint.h"
+#include "storage/state_dict.h"
 #include "tests/train_test_util.h"
 #include "train/trainer.h"
 
@@ -28,14 +28,14 @@ TEST(Bf16Training, CheckpointLoadsInAnFp32TranslatorAndExportsToTheReference) {
   const std::string log = test::read_text(dir.path("run") + "/train.log");
   EXPECT_NE(log.find("precision bf16 (asked for)"), std::string::npos) << log;
 
-  const auto checkpoint = model::load_checkpoint(dir.path("run") + "/checkpoints/last.pt");
+  const auto checkpoint = storage::load_checkpoint(dir.path("run") + "/checkpoints/last.pt");
   for (const auto& [name, t] : checkpoint.weights) EXPECT_EQ(t.scalar_type(), torch::kFloat) << name;
   const std::string translator = test::shell_quote(test::binary_dir() + "/translator");
   const std::string model = " --model " + test::shell_quote(dir.path("run"));
   const auto exported = test::run_command(translator + model + " --precision fp32 --export-state-dict " +
                                           test::shell_quote(dir.path("w.pt")));
   ASSERT_EQ(exported.code, 0) << exported.output;
-  const auto dict = model::read_state_dict_file(dir.path("w.pt"));
+  const auto dict = storage::read_state_dict_file(dir.path("w.pt"));
   ASSERT_EQ(dict.size(), checkpoint.weights.size());
   for (const auto& [name, t] : checkpoint.weights) {
     ASSERT_TRUE(dict.count(name)) << name;

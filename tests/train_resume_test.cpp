@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "model/checkpoint.h"
+#include "storage/checkpoint.h"
 #include "tests/train_test_util.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -23,11 +23,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-model::StateDict final_weights(const std::string& out) {
-  return model::load_checkpoint(out + "/checkpoints/last.pt").weights;
+storage::StateDict final_weights(const std::string& out) {
+  return storage::load_checkpoint(out + "/checkpoints/last.pt").weights;
 }
 
-void expect_identical(const model::StateDict& a, const model::StateDict& b) {
+void expect_identical(const storage::StateDict& a, const storage::StateDict& b) {
   ASSERT_EQ(a.size(), b.size());
   for (const auto& [name, t] : a) EXPECT_TRUE(torch::equal(t, b.at(name))) << name << " differs";
 }
@@ -63,7 +63,7 @@ TEST_P(ExactResume, HalfThenResumeEqualsOneRun) {
   ASSERT_EQ(half.step, 13);
   // Step 13 is not a multiple of checkpoint.every_steps: the stop itself saved,
   // and it fell mid-epoch.
-  auto stop = model::load_checkpoint(dir.path("split") + "/checkpoints/last.pt");
+  auto stop = storage::load_checkpoint(dir.path("split") + "/checkpoints/last.pt");
   EXPECT_EQ(stop.step(), 13);
   EXPECT_GT(stop.state["iterator"]["next_batch"].get<int64_t>(), 0);
   auto rest = train(dir.path("config.json"), dir.path("split"), true);
@@ -72,8 +72,8 @@ TEST_P(ExactResume, HalfThenResumeEqualsOneRun) {
   expect_identical(final_weights(dir.path("whole")), final_weights(dir.path("split")));
   // The data position matches too. (Optimizer archives are not compared as
   // bytes: libtorch keys them by parameter addresses.)
-  auto a = model::load_checkpoint(dir.path("whole") + "/checkpoints/last.pt");
-  auto b = model::load_checkpoint(dir.path("split") + "/checkpoints/last.pt");
+  auto a = storage::load_checkpoint(dir.path("whole") + "/checkpoints/last.pt");
+  auto b = storage::load_checkpoint(dir.path("split") + "/checkpoints/last.pt");
   EXPECT_EQ(a.state["iterator"], b.state["iterator"]);
 }
 
@@ -84,12 +84,10 @@ TEST(ExactResume, ResumeWithAnotherModelConfigIsRefused) {
   test::TempDir dir;
   test::write_json(dir.path("config.json"), test::tiny_training_config(dir.root()));
   train(dir.path("config.json"), dir.path("run"), false, {"train.max_steps=3"});
-  try {
-    train(dir.path("config.json"), dir.path("run"), true, {"model.d_model=32", "model.ffn_hidden=64"});
-    FAIL() << "resume with another model configuration must fail";
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("another model configuration"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>(
+      [&] { train(dir.path("config.json"), dir.path("run"), true, {"model.d_model=32", "model.ffn_hidden=64"}); },
+      {"another model configuration"}))
+      << "resume with another model configuration must fail";
 }
 
 TEST(ExactResume, WithoutResumeAnExistingRunIsNotOverwritten) {
@@ -136,7 +134,7 @@ TEST(KilledTraining, RandomSigkillsThenResumeEqualsOneRun) {
     for (const auto& entry : fs::directory_iterator(dir.path("killed") + "/checkpoints")) {
       if (entry.path().extension() != ".pt") continue;
       std::string why;
-      EXPECT_TRUE(model::checkpoint_is_intact(entry.path().string(), &why)) << entry.path() << ": " << why;
+      EXPECT_TRUE(storage::checkpoint_is_intact(entry.path().string(), &why)) << entry.path() << ": " << why;
     }
   }
   EXPECT_GT(kills, 0);
@@ -162,7 +160,7 @@ TEST(KilledTraining, SigtermSavesAndExitsCleanly) {
   const int status = wait_for(pid);
   ASSERT_TRUE(WIFEXITED(status)) << "trainer died from a signal instead of exiting";
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  auto last = model::load_checkpoint(dir.path("run") + "/checkpoints/last.pt");
+  auto last = storage::load_checkpoint(dir.path("run") + "/checkpoints/last.pt");
   EXPECT_GT(last.step(), 0);
 }
 

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data_test_util.h"
-#include "model/checkpoint.h"
+#include "storage/checkpoint.h"
 #include "tests/test_support.h"
 
 namespace nmt::test {

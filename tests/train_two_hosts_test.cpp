@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "model/checkpoint.h"
-#include "tests/dist_test_util.h"
+#include "storage/checkpoint.h"
+#include "tests/distributed_test_util.h"
 
 namespace nmt::test {
 namespace {
@@ -84,8 +84,8 @@ TEST(TwoHosts, RanksInTwoNetworkNamespacesReachTheLoopbackWeights) {
   }
   // Rank 0's host holds the checkpoints; rank 1's only its vocabulary and data cache.
   EXPECT_FALSE(fs::exists(dir.path("host1") + "/checkpoints/last.pt"));
-  const auto single = model::load_checkpoint(dir.path("single") + "/checkpoints/last.pt");
-  const auto job = model::load_checkpoint(dir.path("host0") + "/checkpoints/last.pt");
+  const auto single = storage::load_checkpoint(dir.path("single") + "/checkpoints/last.pt");
+  const auto job = storage::load_checkpoint(dir.path("host0") + "/checkpoints/last.pt");
   EXPECT_EQ(job.step(), 16);
   for (const auto& [name, t] : single.weights) EXPECT_TRUE(torch::equal(t, job.weights.at(name))) << name;
   EXPECT_NE(read_text(dir.path("host0.log")).find("master 10.213.77.1:29517"), std::string::npos);

@@ -13,10 +13,10 @@
 #include <torch/torch.h>
 
 #include "data_test_util.h"
-#include "tests/model_dir_test_util.h"
-#include "model/checkpoint.h"
-#include "model/state_dict.h"
 #include "model/transformer.h"
+#include "storage/checkpoint.h"
+#include "storage/state_dict.h"
+#include "tests/model_dir_test_util.h"
 #include "tests/test_support.h"
 #include "util/config.h"
 #include "vocab/vocabularies.h"
@@ -224,7 +224,7 @@ TEST_F(TranslatorWithModel, ExportsStateDictAndDrawsAttention) {
   test::TempDir d;
   const auto exported = run_translator(model_arg() + " --export-state-dict " + test::shell_quote(d.path("w.pt")));
   ASSERT_EQ(exported.code, 0) << exported.err;
-  const auto dict = model::read_state_dict_file(d.path("w.pt"));
+  const auto dict = storage::read_state_dict_file(d.path("w.pt"));
   EXPECT_TRUE(dict.count("decoder.linear.weight") && dict.count("encoder.layers.1.ffn.linear2.bias"));
   const auto drawn = run_translator(model_arg() + " --attention-svg " + test::shell_quote(d.path("a.svg")) +
                                     " --attention-layer 0 'Ein Mann sieht dem Hund.'");

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "data_test_util.h"
+#include "tests/test_support.h"
 #include "util/error.h"
 #include "vocab/sentencepiece_vocab.h"
 #include "vocab/spm_bridge_loader.h"
@@ -93,36 +94,25 @@ TEST_F(SentencePieceTest, ModelWithoutPadIdIsRefused) {
   const SpmBridge& b = spm_bridge();
   char* error = nullptr;
   ASSERT_EQ(b.train(keys, values, 6, &error), 0) << b.take_error(error);
-  try {
-    SentencePieceVocab v(prefix + ".model");
-    FAIL() << "a model without pad id was accepted";
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("padding (pad)"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(prefix + ".model"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>([&] { SentencePieceVocab v(prefix + ".model"); },
+                                          {"padding (pad)", prefix + ".model"}))
+      << "a model without pad id was accepted";
 }
 
 TEST_F(SentencePieceTest, MissingOrDamagedModelIsADataError) {
   EXPECT_THROW(SentencePieceVocab(dir_.path("absent.model")), DataError);
   test::write_file(dir_.path("junk.model"), "this is not a protobuf");
-  try {
-    SentencePieceVocab v(dir_.path("junk.model"));
-    FAIL() << "a damaged model was accepted";
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("junk.model"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>([&] { SentencePieceVocab v(dir_.path("junk.model")); }, {"junk.model"}))
+      << "a damaged model was accepted";
 }
 
 TEST_F(SentencePieceTest, TrainingOnEmptyCorpusIsADataError) {
   test::write_file(dir_.path("empty.txt"), "\n\n");
   VocabTrainOptions options;
   options.size = 50;
-  try {
-    train_sentencepiece({dir_.path("empty.txt")}, dir_.path("e"), options);
-    FAIL() << "trained on nothing";
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("empty.txt"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>(
+      [&] { train_sentencepiece({dir_.path("empty.txt")}, dir_.path("e"), options); }, {"empty.txt"}))
+      << "trained on nothing";
 }
 
 TEST_F(SentencePieceTest, TrainingSampleIsBoundedAndDeterministic) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "data_test_util.h"
+#include "tests/test_support.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "vocab/vocabularies.h"
@@ -88,31 +89,17 @@ TEST_F(VocabulariesTest, OtherSettingsInTheSameDirectoryAreRefused) {
   prepare_vocabularies(config_, out);
   Config other = config_;
   other.vocab.size = 90;
-  try {
-    prepare_vocabularies(other, out);
-    FAIL() << "reused a vocabulary made with other settings";
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("vocab.json"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>([&] { prepare_vocabularies(other, out); }, {"vocab.json"}))
+      << "reused a vocabulary made with other settings";
 }
 
 TEST_F(VocabulariesTest, LoadFromADirectoryWithoutVocabularyIsADataError) {
-  try {
-    load_vocabularies(dir_.path("nothing"));
-    FAIL();
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("vocab.json"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>([&] { load_vocabularies(dir_.path("nothing")); }, {"vocab.json"}));
 }
 
 TEST_F(VocabulariesTest, MissingTrainingFileIsADataError) {
   config_.data.train_src = dir_.path("absent.de");
-  try {
-    prepare_vocabularies(config_, dir_.path("out"));
-    FAIL();
-  } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("absent.de"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(test::throws_with<DataError>([&] { prepare_vocabularies(config_, dir_.path("out")); }, {"absent.de"}));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ std::vector<fs::path> step_files(const std::string& dir) {
 
 }  // namespace
 
-CheckpointManager::CheckpointManager(model::ModelDirPaths paths, int64_t keep_last)
+CheckpointManager::CheckpointManager(storage::ModelDirPaths paths, int64_t keep_last)
     : paths_(std::move(paths)), keep_last_(keep_last) {
   fs::create_directories(paths_.checkpoints);
   remove_stale_temporaries();
@@ -55,9 +55,9 @@ void CheckpointManager::prune() const {
   for (size_t i = static_cast<size_t>(keep_last_); i < files.size(); ++i) fs::remove(files[i]);
 }
 
-std::string CheckpointManager::save(const model::Checkpoint& checkpoint, bool best) {
+std::string CheckpointManager::save(const storage::Checkpoint& checkpoint, bool best) {
   const std::string path = paths_.step_checkpoint(checkpoint.step());
-  model::save_checkpoint(path, checkpoint);
+  storage::save_checkpoint(path, checkpoint);
   point(paths_.last, path);
   if (best) point(paths_.best, path);
   prune();
@@ -73,15 +73,15 @@ std::vector<std::string> CheckpointManager::newest_step_files(int64_t n) const {
   return out;
 }
 
-std::optional<model::Checkpoint> CheckpointManager::load_newest_intact(
+std::optional<storage::Checkpoint> CheckpointManager::load_newest_intact(
     const std::function<void(const std::string&)>& warn, bool* found_any) const {
   auto candidates = step_files(paths_.checkpoints);
   if (fs::exists(paths_.last)) candidates.push_back(paths_.last);
   if (found_any) *found_any = !candidates.empty();
-  std::optional<model::Checkpoint> newest;
+  std::optional<storage::Checkpoint> newest;
   for (const auto& path : candidates) {
     try {
-      auto c = model::load_checkpoint(path.string());
+      auto c = storage::load_checkpoint(path.string());
       if (!newest || c.step() > newest->step()) newest = std::move(c);
       // Step files come newest first: the first intact one wins unless last.pt is newer.
       if (path != fs::path(paths_.last)) break;

@@ -8,19 +8,19 @@
 #include <string>
 #include <vector>
 
-#include "model/checkpoint.h"
-#include "model/model_dir.h"
+#include "storage/checkpoint.h"
+#include "storage/model_dir.h"
 
 namespace nmt::train {
 
 class CheckpointManager {
  public:
   // keep_last: step files kept (older ones are removed after each save).
-  CheckpointManager(model::ModelDirPaths paths, int64_t keep_last);
+  CheckpointManager(storage::ModelDirPaths paths, int64_t keep_last);
 
   // Writes the step file (atomically), points last.pt (and best.pt when
   // `best`) at it, and removes step files beyond keep_last. Returns its path.
-  std::string save(const model::Checkpoint& checkpoint, bool best);
+  std::string save(const storage::Checkpoint& checkpoint, bool best);
 
   // Paths of the newest `n` step checkpoints (fewer when there are fewer), newest first.
   std::vector<std::string> newest_step_files(int64_t n) const;
@@ -28,7 +28,7 @@ class CheckpointManager {
   // The newest checkpoint that reads back intact; corrupt ones are reported
   // through `warn` and skipped. Empty when there is none; `found_any` tells
   // whether there were checkpoint files at all.
-  std::optional<model::Checkpoint> load_newest_intact(const std::function<void(const std::string&)>& warn,
+  std::optional<storage::Checkpoint> load_newest_intact(const std::function<void(const std::string&)>& warn,
                                                       bool* found_any = nullptr) const;
 
  private:
@@ -36,7 +36,7 @@ class CheckpointManager {
   void prune() const;
   void remove_stale_temporaries() const;
 
-  model::ModelDirPaths paths_;
+  storage::ModelDirPaths paths_;
   int64_t keep_last_;
 };
 

@@ -12,7 +12,7 @@ BatchLoss forward_backward(model::TransformerImpl& model, const data::Batch& bat
   {
     AutocastScope autocast(s.precision, s.device);
     auto gold = batch.gold.to(s.device).reshape({-1});
-    auto hidden = model.forward_hidden(batch.src.to(s.device), batch.trg_in.to(s.device));
+    auto hidden = model.forward_hidden(batch.src.to(s.device), batch.tgt_in.to(s.device));
     // Only positions with a real target reach the output projection and the loss.
     auto rows = gold.ne(s.pad_id).nonzero().squeeze(1);
     auto logits = model.decoder->linear(hidden.reshape({-1, hidden.size(-1)}).index_select(0, rows));

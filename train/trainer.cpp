@@ -8,12 +8,9 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
-#include "data/parallel_reader.h"
-#include "decode/translation.h"
-#include "eval/bleu.h"
 #include "train/train_step.h"
-#include "train/validation.h"
 #include "util/error.h"
+#include "util/random.h"
 #include "util/stop_signal.h"
 
 namespace nmt::train {
@@ -30,7 +27,7 @@ TrainResult Trainer::run() {
     restore_or_start();
     share_start_state();
     model_->train();
-    started_ = std::chrono::steady_clock::now();
+    state_.start_clock();
     check_time_budget();  // a resumed run may have spent it already
     while (true) {
       const bool finished_here = finished();
@@ -40,12 +37,12 @@ TrainResult Trainer::run() {
       }
       auto started = std::chrono::steady_clock::now();
       StepStats stats = train_step();
-      interval_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      interval_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (stats.done) break;
       after_step(stats);
     }
     progress_->clear();
-    if (writer() && step_ != last_saved_step_) last_checkpoint = save_checkpoint(false);
+    if (writer() && state_.step != state_.last_saved_step) last_checkpoint = save_checkpoint(false);
   } catch (const std::exception& e) {
     leave_job_after_error(e.what());
     throw;
@@ -55,18 +52,18 @@ TrainResult Trainer::run() {
   result.writer = writer();
   result.interrupted = stop_requested() || stopped_by_another_rank;
   result.last_checkpoint = last_checkpoint;
-  result.step = step_;
+  result.step = state_.step;
   result.epoch = iterator_->epoch();
   result.out_dir = paths_.root;
   if (!writer()) return result;
   if (result.interrupted) {
     log_->info("stopped by {} at step {}; resume with --resume",
                stop_requested() ? fmt::format("signal {}", stop_signal_number()) : std::string("another rank's signal"),
-               step_);
+               state_.step);
   } else {
-    log_->info("training finished at step {}{}", step_,
-               early_stopped_ ? " (early stop)"
-               : budget_spent_ ? fmt::format(" (time budget of {} minutes used)", config_.train.max_minutes)
+    log_->info("training finished at step {}{}", state_.step,
+               state_.early_stopped ? " (early stop)"
+               : state_.budget_spent ? fmt::format(" (time budget of {} minutes used)", config_.train.max_minutes)
                                : std::string());
   }
   finish_run();
@@ -74,36 +71,16 @@ TrainResult Trainer::run() {
   return result;
 }
 
-int64_t Trainer::total_steps() const {
-  if (config_.train.epochs == 0) return config_.train.max_steps;
-  const int64_t batches = iterator_->batches_in_epoch() * config_.train.epochs;
-  const int64_t per_step = config_.train.accum_steps * world_size();
-  const int64_t by_epochs = (batches + per_step - 1) / per_step;
-  return config_.train.max_steps > 0 ? std::min(by_epochs, config_.train.max_steps) : by_epochs;
-}
-
-double Trainer::elapsed_seconds() const {
-  return elapsed_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-}
-
-bool Trainer::out_of_time() const {
-  return config_.train.max_minutes > 0 && elapsed_seconds() >= config_.train.max_minutes * 60.0;
-}
-
 // Rank 0's clock decides for a whole job (the others learn it from agree_to_stop).
 void Trainer::check_time_budget() {
-  if (writer() && !budget_spent_ && out_of_time()) budget_spent_ = true;
+  if (writer()) schedule_.check_time_budget(state_);
 }
 
-bool Trainer::finished() const {
-  if (stop_requested() || early_stopped_ || budget_spent_) return true;
-  return config_.train.max_steps > 0 && step_ >= config_.train.max_steps;
-}
+bool Trainer::finished() const { return schedule_.finished(state_, stop_requested()); }
 
 bool Trainer::next_batch(data::Batch* batch, int64_t& src_tokens, int64_t& tgt_tokens) {
   while (!(batch ? iterator_->next(*batch) : iterator_->skip(src_tokens, tgt_tokens))) {
-    // epochs 0 means no epoch limit (max_steps then ends the run).
-    if (config_.train.epochs > 0 && iterator_->epoch() + 1 >= config_.train.epochs) return false;
+    if (!schedule_.may_start_epoch(iterator_->epoch() + 1)) return false;
     iterator_->start_epoch(iterator_->epoch() + 1);
   }
   if (batch) {
@@ -118,11 +95,8 @@ namespace {
 // Dropout's masks depend on (seed, step, place of the batch in the step)
 // alone, so that N ranks draw what one process with N-fold accumulation draws.
 uint64_t dropout_seed(int64_t seed, int64_t step, int64_t slot) {
-  uint64_t z = (static_cast<uint64_t>(seed) * 0x9e3779b97f4a7c15ULL) ^ (static_cast<uint64_t>(step) << 20) ^
-               static_cast<uint64_t>(slot);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return mix64((static_cast<uint64_t>(seed) * kGoldenGamma) ^ (static_cast<uint64_t>(step) << 20) ^
+               static_cast<uint64_t>(slot));
 }
 
 }  // namespace
@@ -156,7 +130,7 @@ Trainer::StepStats Trainer::train_step() {
   const double denominator = static_cast<double>(std::max<int64_t>(stats.tokens, 1));
   torch::Tensor loss_sum = torch::zeros({}, torch::kDouble), nll_sum = torch::zeros({}, torch::kDouble);
   for (const auto& [slot, b] : mine) {
-    torch::manual_seed(dropout_seed(config_.train.seed, step_ + 1, slot));
+    torch::manual_seed(dropout_seed(config_.train.seed, state_.step + 1, slot));
     const BatchLoss loss = forward_backward(*model_, b, denominator, step_settings_);
     loss_sum += loss.smoothed_sum.to(torch::kCPU, torch::kDouble);
     nll_sum += loss.nll_sum.to(torch::kCPU, torch::kDouble);
@@ -170,10 +144,10 @@ Trainer::StepStats Trainer::train_step() {
     return stats;
   }
   if (config_.train.clip > 0) torch::nn::utils::clip_grad_norm_(model_->unique_parameters(), config_.train.clip);
-  const double lr = schedule_->lr_at(step_ + 1);
+  const double lr = lr_schedule_->lr_at(state_.step + 1);
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
   optimizer_->step();
-  ++step_;
+  ++state_.step;
   return stats;
 }
 
@@ -183,7 +157,7 @@ void Trainer::after_step(const StepStats& stats) {
     count_skipped_step();
     return;
   }
-  bad_steps_in_a_row_ = 0;
+  state_.bad_steps_in_a_row = 0;
   report_progress(stats);
   validate_and_checkpoint();
 }
@@ -192,10 +166,11 @@ void Trainer::after_step(const StepStats& stats) {
 // good checkpoint stays on disk).
 void Trainer::count_skipped_step() {
   progress_->clear();
-  log_->warn("non-finite loss at step {}; update skipped", step_ + 1);
-  if (++bad_steps_in_a_row_ >= config_.train.max_bad_steps) {
-    throw Error("The loss was not finite for " + std::to_string(bad_steps_in_a_row_) +
-                    " steps in a row after step " + std::to_string(step_) + "; stopping. The last good checkpoint " +
+  log_->warn("non-finite loss at step {}; update skipped", state_.step + 1);
+  if (++state_.bad_steps_in_a_row >= config_.train.max_bad_steps) {
+    throw Error("The loss was not finite for " + std::to_string(state_.bad_steps_in_a_row) +
+                    " steps in a row after step " + std::to_string(state_.step) +
+                    "; stopping. The last good checkpoint " +
                     "is in " + paths_.checkpoints + "; lower train.lr or check the data.",
                 kExitOther);
   }
@@ -205,114 +180,59 @@ void Trainer::count_skipped_step() {
 // train.log_every_steps, averaged over the steps since the previous one.
 void Trainer::report_progress(const StepStats& stats) {
   if (!writer()) return;
-  ++interval_steps_;
-  interval_loss_ += stats.loss_sum;
-  interval_tokens_ += stats.tokens;
-  interval_all_tokens_ += stats.tokens + stats.src_tokens;
-  const bool log_now = step_ % config_.train.log_every_steps == 0;
+  interval_.add_step(stats.loss_sum, stats.tokens, stats.src_tokens);
+  const bool log_now = schedule_.log_now(state_.step);
   ProgressSnapshot snap;
-  snap.step = step_;
-  snap.total_steps = total_steps();
+  snap.step = state_.step;
+  snap.total_steps = schedule_.total_steps(iterator_->batches_in_epoch(), world_size());
   snap.epoch = iterator_->epoch();
-  snap.loss = interval_loss_ / std::max<int64_t>(interval_tokens_, 1);
-  snap.lr = schedule_->lr_at(step_);
-  snap.tokens_per_s = interval_seconds_ > 0 ? interval_tokens_ / interval_seconds_ : 0;
-  if (config_.train.max_minutes > 0) {
-    snap.seconds_left = std::max(0.0, config_.train.max_minutes * 60.0 - elapsed_seconds());
-  }
+  snap.loss = interval_.loss();
+  snap.lr = lr_schedule_->lr_at(state_.step);
+  snap.tokens_per_s = interval_.tokens_per_s();
+  snap.seconds_left = schedule_.seconds_left(state_);
   progress_->update(snap, log_now);
   if (!log_now) return;
   metrics_->write({{"type", "train"},
-                   {"step", step_},
+                   {"step", state_.step},
                    {"epoch", snap.epoch + 1},
                    {"loss", snap.loss},
                    {"lr", snap.lr},
                    {"tokens_per_s", snap.tokens_per_s},
-                   {"src_tgt_tokens_per_s", interval_all_tokens_ / std::max(interval_seconds_, 1e-9)},
-                   {"step_ms", 1000.0 * interval_seconds_ / std::max<int64_t>(interval_steps_, 1)},
+                   {"src_tgt_tokens_per_s", interval_.all_tokens_per_s()},
+                   {"step_ms", interval_.ms_per_step(interval_.seconds)},
                    {"ranks", world_size()},
-                   {"allreduce_ms_per_step",
-                    1000.0 * interval_allreduce_seconds_ / std::max<int64_t>(interval_steps_, 1)}});
-  interval_allreduce_seconds_ = 0;
-  interval_steps_ = 0;
-  interval_loss_ = 0;
-  interval_tokens_ = interval_all_tokens_ = 0;
-  interval_seconds_ = 0;
+                   {"allreduce_ms_per_step", interval_.ms_per_step(interval_.allreduce_seconds)}});
+  interval_ = IntervalStats{};
 }
 
-// Validation every valid.every_steps and after the last step; a checkpoint
-// every checkpoint.every_steps and whenever validation found a new best.
 void Trainer::validate_and_checkpoint() {
   if (!writer()) return;
   const bool last = finished() && !stop_requested();
-  bool best = false;
-  if (!valid_batches_.empty() && (step_ % config_.valid.every_steps == 0 || last)) {
-    const bool had_best = has_best_;
-    const double before = best_score_;
-    validate();
-    best = has_best_ && (!had_best || best_score_ > before);
-  }
-  if (step_ % config_.checkpoint.every_steps == 0 || best) save_checkpoint(best);
+  const bool best = !validator_->empty() && schedule_.validate_now(state_.step, last) && validate();
+  if (schedule_.checkpoint_now(state_.step, best)) save_checkpoint(best);
 }
 
-void Trainer::validate() {
+bool Trainer::validate() {
   const auto started = std::chrono::steady_clock::now();
   model_->eval();
-  ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, step_settings_.precision);
+  const ValidationResult v =
+      validator_->validate(model_, vocabs_, device_, step_settings_.precision, config_.valid.beam);
+  model_->train();
   nlohmann::json line = {{"type", "valid"},
-                         {"step", step_},
+                         {"step", state_.step},
                          {"epoch", iterator_->epoch() + 1},
                          {"valid_loss", v.loss},
                          {"valid_ppl", v.ppl}};
-  double score = -v.loss;
-  if (config_.valid.bleu) {
-    v.bleu = decode_bleu(config_.valid.beam);
-    line["valid_bleu"] = v.bleu;
-    score = v.bleu;
-  }
-  model_->train();
-  schedule_->on_validation(v.loss);
-  if (!has_best_ || score > best_score_) {
-    has_best_ = true;
-    best_score_ = score;
-    validations_without_improvement_ = 0;
-  } else if (config_.valid.early_stop_patience > 0 &&
-             ++validations_without_improvement_ >= config_.valid.early_stop_patience) {
-    early_stopped_ = true;
-  }
-  valid_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (config_.valid.bleu) line["valid_bleu"] = v.bleu;
+  lr_schedule_->on_validation(v.loss);
+  const bool best = state_.record_validation(v.score, config_.valid.early_stop_patience);
+  state_.valid_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   metrics_->write(line);
   metrics_->update_plot();
   progress_->clear();
-  log_->info("validation at step {}: loss {:.4f} ppl {:.2f}{}", step_, v.loss, v.ppl,
+  log_->info("validation at step {}: loss {:.4f} ppl {:.2f}{}", state_.step, v.loss, v.ppl,
              config_.valid.bleu ? fmt::format(" BLEU {:.2f}", v.bleu) : std::string());
-}
-
-}  // namespace nmt::train
-
-namespace nmt::train {
-
-double Trainer::decode_bleu(int64_t beam) {
-  if (!valid_lines_) {
-    valid_lines_ = data::read_parallel_lines(config_.data.valid_src, config_.data.valid_tgt);
-    const auto limit = static_cast<size_t>(config_.valid.max_sentences);
-    if (limit > 0 && valid_lines_->src.size() > limit) {
-      valid_lines_->src.resize(limit);
-      valid_lines_->ref.resize(limit);
-    }
-  }
-  decode::TranslatorOptions options;
-  options.search.beam = beam;
-  options.search.length_penalty = config_.valid.length_penalty;
-  options.batch_size = 64;
-  options.precision = step_settings_.precision;
-  decode::Translator translator(model_, vocabs_, options);
-  auto results = translator.translate(valid_lines_->src);
-  eval::BleuStats stats;
-  for (size_t i = 0; i < results.size(); ++i) {
-    stats.add(results[i].texts.empty() ? std::string() : results[i].texts[0], valid_lines_->ref[i]);
-  }
-  return eval::compute_bleu(stats).score;
+  return best;
 }
 
 }  // namespace nmt::train

@@ -1,8 +1,9 @@
-// The training run behind `trainer` (SPEC.md): prepares vocabulary and data,
-// trains with periodic validation and checkpoints, and resumes exactly.
+// The training run behind `trainer` (README, "Train on your own data"):
+// prepares vocabulary and data, trains with periodic validation and
+// checkpoints, and resumes exactly. The Trainer owns the run's objects and
+// hands each job to one of them (docs/architecture.md, "The training run").
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -14,17 +15,21 @@
 #include "data/batch_iterator.h"
 #include "data/parallel_reader.h"
 #include "data/training_data.h"
-#include "dist/communicator.h"
-#include "dist/gradient_sync.h"
-#include "dist/job_env.h"
-#include "model/checkpoint.h"
-#include "model/model_dir.h"
+#include "distributed/communicator.h"
+#include "distributed/gradient_sync.h"
+#include "distributed/job_env.h"
 #include "model/transformer.h"
+#include "storage/checkpoint.h"
+#include "storage/model_dir.h"
 #include "train/checkpoint_manager.h"
+#include "train/interval_stats.h"
 #include "train/lr_schedule.h"
 #include "train/metrics_log.h"
 #include "train/progress.h"
+#include "train/run_schedule.h"
+#include "train/run_state.h"
 #include "train/train_step.h"
+#include "train/validation.h"
 #include "util/config.h"
 #include "vocab/vocabularies.h"
 
@@ -43,7 +48,7 @@ struct TrainerOptions {
   bool progress_on_terminal = true;    // draw a live line when stderr is a TTY
   // This process's place in a data-parallel job (torchrun's environment or
   // trainer --nproc-per-node); none or a world of one: a plain process.
-  std::optional<dist::JobEnv> job;
+  std::optional<distributed::JobEnv> job;
 };
 
 struct TrainResult {
@@ -60,7 +65,7 @@ Config resolve_config(const TrainerOptions& options);
 
 TrainResult run_training(const TrainerOptions& options);
 
-// Internals of one run, split by concern over trainer*.cpp.
+// Internals of one run; its methods are split by concern over trainer*.cpp.
 class Trainer {
  public:
   Trainer(Config config, TrainerOptions options);
@@ -70,21 +75,24 @@ class Trainer {
   // trainer_setup.cpp
   void choose_device();
   void prepare_output();
+  void prepare_data();
   void build_model();
-  void restore_or_start();
-  void restore(const model::Checkpoint& checkpoint);
-  void restore_state(const model::Checkpoint& c, const std::string& origin);  // restore()'s body
-  void apply_training_state(const nlohmann::json& state);  // step, data position, schedule, progress
-  nlohmann::json training_state() const;
-  model::Checkpoint snapshot() const;
-  std::string save_checkpoint(bool best);
   std::shared_ptr<spdlog::logger> make_logger() const;
   int cpu_threads_of_this_rank() const;
   std::string torchrun_run_id() const;  // "" when torchrun names no job
   bool restarted_by_torchrun() const;
   void mark_torchrun_job() const;
 
-  // trainer.cpp
+  // trainer_resume.cpp: checkpoints of the run and resuming from them.
+  void restore_or_start();
+  void restore(const storage::Checkpoint& checkpoint);
+  void restore_state(const storage::Checkpoint& c, const std::string& origin);  // restore()'s body
+  void apply_training_state(const nlohmann::json& state);  // run state, data position, learning rate
+  nlohmann::json training_state(double elapsed_seconds) const;
+  storage::Checkpoint snapshot() const;
+  std::string save_checkpoint(bool best);
+
+  // trainer.cpp: the loop and the optimizer step.
   struct StepStats {
     bool done = false, skipped = false;
     double loss_sum = 0, nll_sum = 0;
@@ -95,16 +103,12 @@ class Trainer {
   // rank trains on it), only counted otherwise. False once the data is done.
   bool next_batch(data::Batch* batch, int64_t& src_tokens, int64_t& tgt_tokens);
   bool finished() const;
+  void check_time_budget();
   void after_step(const StepStats& stats);
   void count_skipped_step();
   void report_progress(const StepStats& stats);
   void validate_and_checkpoint();
-  void validate();
-  double decode_bleu(int64_t beam);
-  int64_t total_steps() const;
-  double elapsed_seconds() const;  // training wall time of the whole run, across resumes
-  bool out_of_time() const;
-  void check_time_budget();
+  bool validate();  // true: a new best score
 
   // trainer_dist.cpp: data-parallel jobs. Each is a no-op in a plain process.
   bool writer() const { return !comm_ || comm_->rank() == 0; }
@@ -123,14 +127,15 @@ class Trainer {
 
   // trainer_finish.cpp: after the last step, or on a clean stop.
   void finish_run();
-  std::optional<model::Checkpoint> write_average();
+  std::optional<storage::Checkpoint> write_average();
   // Validates `checkpoint` (named `file` in checkpoints/) with the final beam.
-  nlohmann::json score_checkpoint(const std::string& file, const model::Checkpoint& checkpoint);
+  nlohmann::json score_checkpoint(const std::string& file, const storage::Checkpoint& checkpoint);
   void report_time_share(double training_seconds, double final_seconds);
 
   Config config_;
   TrainerOptions options_;
-  model::ModelDirPaths paths_;
+  storage::ModelDirPaths paths_;
+  RunSchedule schedule_;  // when to log, validate, checkpoint and stop
   std::shared_ptr<spdlog::logger> log_;
   torch::Device device_{torch::kCPU};
   StepSettings step_settings_;  // device, precision, pad id, smoothing: fixed for the run
@@ -138,39 +143,18 @@ class Trainer {
   vocab::Vocabularies vocabs_;
   data::TrainingData data_;
   std::optional<data::BatchIterator> iterator_;
-  std::vector<data::Batch> valid_batches_;
-  std::optional<data::ParallelLines> valid_lines_;  // raw text for BLEU, read on first use
+  std::optional<Validator> validator_;
   model::Transformer model_{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer_;
-  std::unique_ptr<LrSchedule> schedule_;
+  std::unique_ptr<LrSchedule> lr_schedule_;
   std::unique_ptr<CheckpointManager> checkpoints_;
   std::unique_ptr<MetricsLog> metrics_;
   std::unique_ptr<Progress> progress_;
-  std::unique_ptr<dist::Communicator> comm_;    // a data-parallel job's collectives
-  std::unique_ptr<dist::GradientSync> gradient_sync_;
+  std::unique_ptr<distributed::Communicator> comm_;  // a data-parallel job's collectives
+  std::unique_ptr<distributed::GradientSync> gradient_sync_;
 
-  // Progress of the run, saved in checkpoints.
-  int64_t step_ = 0;
-  bool has_best_ = false;
-  double best_score_ = 0;        // BLEU (higher is better) or -loss
-  int64_t validations_without_improvement_ = 0;
-  int64_t bad_steps_in_a_row_ = 0;
-  bool early_stopped_ = false;
-  // Latched once per step: the step that finds the budget spent is the last
-  // one, so it is validated and checkpointed as the last (not found spent
-  // only by the loop's next check, a few microseconds later).
-  bool budget_spent_ = false;
-  double elapsed_before_ = 0;  // training seconds before this process resumed the run
-  double valid_seconds_ = 0;   // of which spent validating
-  std::chrono::steady_clock::time_point started_;
-
-  // Running figures between log lines.
-  double interval_loss_ = 0;
-  int64_t interval_tokens_ = 0, interval_all_tokens_ = 0;
-  double interval_seconds_ = 0;
-  double interval_allreduce_seconds_ = 0;  // of which summing gradients over the ranks
-  int64_t interval_steps_ = 0;
-  int64_t last_saved_step_ = -1;
+  RunState state_;         // where the run stands; saved in checkpoints
+  IntervalStats interval_;  // figures since the last log line
 };
 
 }  // namespace nmt::train

@@ -11,7 +11,7 @@
 
 #include "data/encoded_corpus.h"
 
-#include "train/optimizer_bytes.h"
+#include "storage/optimizer_bytes.h"
 #include "train/trainer.h"
 #include "util/error.h"
 
@@ -19,7 +19,7 @@ namespace nmt::train {
 
 void Trainer::join_job() {
   if (!options_.job || !options_.job->distributed()) return;
-  comm_ = std::make_unique<dist::Communicator>(*options_.job, device_);
+  comm_ = std::make_unique<distributed::Communicator>(*options_.job, device_);
 }
 
 void Trainer::prepare_in_turn(const std::function<void()>& prepare) {
@@ -48,7 +48,7 @@ void Trainer::check_same_data_as_rank0() {
                                      config_.model.dec_voc_size,
                                      corpus.src_tokens(),
                                      corpus.tgt_tokens(),
-                                     static_cast<int64_t>(valid_batches_.size())};
+                                     static_cast<int64_t>(validator_->batches())};
   const auto here = torch::tensor(mine, torch::kInt64);
   auto rank0 = here.clone();
   comm_->broadcast(rank0, "comparing the ranks' data");
@@ -83,16 +83,16 @@ void Trainer::share_start_state() {
     }
   }
   const std::string optimizer =
-      comm_->broadcast_bytes(writer() && step_ > 0 ? optimizer_bytes(*optimizer_) : std::string(),
+      comm_->broadcast_bytes(writer() && state_.step > 0 ? storage::optimizer_bytes(*optimizer_) : std::string(),
                              "sharing rank 0's optimizer state");
-  nlohmann::json state = training_state();
-  state["elapsed_seconds"] = elapsed_before_;  // the clock of this process has not started yet
+  // The clock of this process has not started yet: rank 0 sends what it resumed with.
+  const nlohmann::json state = training_state(state_.elapsed_before);
   const std::string shared = comm_->broadcast_bytes(writer() ? state.dump() : std::string(),
                                                     "sharing rank 0's training position");
   if (writer()) return;
-  if (!optimizer.empty()) load_optimizer_bytes(*optimizer_, optimizer, "rank 0's state");
+  if (!optimizer.empty()) storage::load_optimizer_bytes(*optimizer_, optimizer, "rank 0's state");
   apply_training_state(nlohmann::json::parse(shared));
-  last_saved_step_ = step_;
+  state_.last_saved_step = state_.step;
 }
 
 bool Trainer::agree_to_stop(bool stop) { return comm_ ? comm_->any(stop, "agreeing on the next step") : stop; }
@@ -104,7 +104,7 @@ void Trainer::sum_gradients(StepStats& stats) {
   gradient_sync_->allreduce(*comm_, sums);
   stats.loss_sum = sums[0];
   stats.nll_sum = sums[1];
-  interval_allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  interval_.allreduce_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 // At the end every rank waits for the others (rank 0's last checkpoint

@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
-#include "model/checkpoint_average.h"
+#include "storage/checkpoint_average.h"
 #include "train/trainer.h"
 #include "train/validation.h"
 #include "util/atomic_file.h"
@@ -17,17 +17,17 @@ namespace nmt::train {
 namespace fs = std::filesystem;
 
 void Trainer::finish_run() {
-  const double training_seconds = elapsed_seconds();
+  const double training_seconds = state_.elapsed_seconds();
   const auto started = std::chrono::steady_clock::now();
-  const std::optional<model::Checkpoint> average =
+  const std::optional<storage::Checkpoint> average =
       config_.checkpoint.average_last > 0 ? write_average() : std::nullopt;
-  if (!valid_batches_.empty()) {
+  if (!validator_->empty()) {
     // best.pt is the best of the validations during training (often greedy);
     // without one, last.pt stands in.
     const std::string best = fs::exists(paths_.best) ? paths_.best : paths_.last;
     nlohmann::json scored = nlohmann::json::array();
     scored.push_back(score_checkpoint(fs::path(best).filename().string(),
-                                      model::load_checkpoint(best, model::CheckpointParts::kWeights)));
+                                      storage::load_checkpoint(best, storage::CheckpointParts::kWeights)));
     if (average) scored.push_back(score_checkpoint(fs::path(paths_.average).filename().string(), *average));
     const auto& chosen = *std::max_element(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
       return a.at("score").template get<double>() < b.at("score").template get<double>();
@@ -47,11 +47,11 @@ void Trainer::finish_run() {
 
 // checkpoints/average.pt from the newest average_last step checkpoints (or
 // as many as there are); returned so that validating it needs no second read.
-std::optional<model::Checkpoint> Trainer::write_average() {
+std::optional<storage::Checkpoint> Trainer::write_average() {
   const auto files = checkpoints_->newest_step_files(config_.checkpoint.average_last);
   if (files.empty()) return std::nullopt;
-  model::Checkpoint averaged = model::average_checkpoints(files);
-  model::save_checkpoint(paths_.average, averaged);
+  storage::Checkpoint averaged = storage::average_checkpoints(files);
+  storage::save_checkpoint(paths_.average, averaged);
   const auto steps = averaged.state.at("averaged_steps").get<std::vector<int64_t>>();
   log_->info("wrote {}: the mean of {} checkpoints (steps {}-{}){}", paths_.average, files.size(), steps.back(),
              steps.front(),
@@ -63,33 +63,30 @@ std::optional<model::Checkpoint> Trainer::write_average() {
 
 // Loads the checkpoint's weights into the model (training is over) and
 // validates them: loss always, BLEU with the final beam when valid.bleu.
-nlohmann::json Trainer::score_checkpoint(const std::string& file, const model::Checkpoint& checkpoint) {
-  model::load_state_dict(*model_, checkpoint.weights, file);
+nlohmann::json Trainer::score_checkpoint(const std::string& file, const storage::Checkpoint& checkpoint) {
+  storage::load_state_dict(*model_, checkpoint.weights, file);
   model_->eval();
-  const ValidationResult v = run_validation(*model_, valid_batches_, config_, device_, step_settings_.precision);
+  const int64_t beam = config_.valid.beam_at_end();
+  const ValidationResult v = validator_->validate(model_, vocabs_, device_, step_settings_.precision, beam);
   nlohmann::json line = {{"type", "final"},     {"step", checkpoint.step()}, {"checkpoint", file},
-                         {"final_loss", v.loss}, {"final_ppl", v.ppl},        {"beam", config_.valid.beam_at_end()}};
-  double score = -v.loss;
-  if (config_.valid.bleu) {
-    score = decode_bleu(config_.valid.beam_at_end());
-    line["final_bleu"] = score;
-  }
+                         {"final_loss", v.loss}, {"final_ppl", v.ppl},        {"beam", beam}};
+  if (config_.valid.bleu) line["final_bleu"] = v.bleu;
   metrics_->write(line);
   log_->info("final validation of {} (step {}): loss {:.4f} ppl {:.2f}{}", file, checkpoint.step(), v.loss, v.ppl,
-             config_.valid.bleu ? fmt::format(" BLEU {:.2f} (beam {})", score, config_.valid.beam_at_end())
+             config_.valid.bleu ? fmt::format(" BLEU {:.2f} (beam {})", v.bleu, beam)
                                 : std::string());
-  return {{"file", file}, {"step", checkpoint.step()}, {"score", score}, {"valid_loss", v.loss}};
+  return {{"file", file}, {"step", checkpoint.step()}, {"score", v.score}, {"valid_loss", v.loss}};
 }
 
 void Trainer::report_time_share(double total, double final_seconds) {
-  const double share = total > 0 ? valid_seconds_ / total : 0.0;
+  const double share = total > 0 ? state_.valid_seconds / total : 0.0;
   log_->info("training took {:.0f} s, of which validation {:.0f} s ({:.1f}%); the final averaging and validation "
              "{:.0f} s more",
-             total, valid_seconds_, 100.0 * share, final_seconds);
+             total, state_.valid_seconds, 100.0 * share, final_seconds);
   metrics_->write({{"type", "summary"},
-                   {"step", step_},
+                   {"step", state_.step},
                    {"train_seconds", total},
-                   {"valid_seconds", valid_seconds_},
+                   {"valid_seconds", state_.valid_seconds},
                    {"valid_share", share},
                    {"final_seconds", final_seconds}});
 }

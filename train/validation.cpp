@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "decode/translation.h"
+#include "eval/bleu.h"
 #include "train/loss.h"
 
 namespace nmt::train {
@@ -15,14 +17,49 @@ ValidationResult run_validation(model::TransformerImpl& model, const std::vector
   ValidationResult r;
   for (const auto& b : batches) {
     AutocastScope scope(precision, device);
-    auto logits = model.forward(b.src.to(device), b.trg_in.to(device));
+    auto logits = model.forward(b.src.to(device), b.tgt_in.to(device));
     auto parts = label_smoothed_loss(logits, b.gold.to(device), config.model.trg_pad_idx, 0.0);
     nll += parts.nll_sum.item<double>();
     r.tokens += parts.tokens;
   }
   r.loss = r.tokens > 0 ? nll / static_cast<double>(r.tokens) : 0.0;
   r.ppl = std::exp(std::min(r.loss, 50.0));
+  r.score = -r.loss;
   return r;
+}
+
+ValidationResult Validator::validate(model::Transformer model, const vocab::Vocabularies& vocabs,
+                                     const torch::Device& device, Precision precision, int64_t beam) {
+  ValidationResult v = run_validation(*model, batches_, config_, device, precision);
+  if (config_.valid.bleu) {
+    v.bleu = decode_bleu(model, vocabs, precision, beam);
+    v.score = v.bleu;
+  }
+  return v;
+}
+
+double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs,
+                              Precision precision, int64_t beam) {
+  if (!lines_) {
+    lines_ = data::read_parallel_lines(config_.data.valid_src, config_.data.valid_tgt);
+    const auto limit = static_cast<size_t>(config_.valid.max_sentences);
+    if (limit > 0 && lines_->src.size() > limit) {
+      lines_->src.resize(limit);
+      lines_->ref.resize(limit);
+    }
+  }
+  decode::TranslatorOptions options;
+  options.search.beam = beam;
+  options.search.length_penalty = config_.valid.length_penalty;
+  options.batch_size = 64;
+  options.precision = precision;
+  decode::Translator translator(model, vocabs, options);
+  auto results = translator.translate(lines_->src);
+  eval::BleuStats stats;
+  for (size_t i = 0; i < results.size(); ++i) {
+    stats.add(results[i].texts.empty() ? std::string() : results[i].texts[0], lines_->ref[i]);
+  }
+  return eval::compute_bleu(stats).score;
 }
 
 }  // namespace nmt::train

@@ -1,25 +1,54 @@
-// Validation loss and perplexity over the fixed validation batches.
+// Validation on the held-out set: loss and perplexity over its fixed
+// batches, and BLEU of its decoded sentences (valid.bleu).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include <torch/types.h>
 
 #include "data/batch.h"
+#include "data/parallel_reader.h"
 #include "model/transformer.h"
 #include "util/config.h"
 #include "util/precision.h"
+#include "vocab/vocabularies.h"
 
 namespace nmt::train {
 
 struct ValidationResult {
   double loss = 0;  // mean token negative log-likelihood (no smoothing)
   double ppl = 0;
-  double bleu = 0;
+  double bleu = 0;  // when valid.bleu
   int64_t tokens = 0;
+  double score = 0;  // what "best" compares: BLEU when valid.bleu, else -loss
 };
 
 ValidationResult run_validation(model::TransformerImpl& model, const std::vector<data::Batch>& batches,
                                 const Config& config, const torch::Device& device, Precision precision);
+
+// The validation set of a run and what scores the model on it. The raw
+// sentences for BLEU are read on first use.
+class Validator {
+ public:
+  Validator(const Config& config, std::vector<data::Batch> batches) : config_(config), batches_(std::move(batches)) {}
+
+  // No validation data: nothing to validate.
+  bool empty() const { return batches_.empty(); }
+  size_t batches() const { return batches_.size(); }
+
+  // Loss and perplexity, and BLEU decoding with `beam` when valid.bleu. The
+  // model is left in whatever mode the caller set (eval, for dropout off).
+  ValidationResult validate(model::Transformer model, const vocab::Vocabularies& vocabs,
+                            const torch::Device& device, Precision precision, int64_t beam);
+
+ private:
+  double decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
+                     int64_t beam);
+
+  const Config& config_;
+  std::vector<data::Batch> batches_;
+  std::optional<data::ParallelLines> lines_;  // raw text for BLEU
+};
 
 }  // namespace nmt::train

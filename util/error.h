@@ -1,6 +1,6 @@
 // Exceptions that carry the process exit code of SPEC.md (Errors).
 // Thrown anywhere with a full sentence naming the value and file; caught once
-// in each main (app/cli/run_main.h) and turned into the exit code.
+// in each main (cli/run_main.h) and turned into the exit code.
 #pragma once
 
 #include <stdexcept>

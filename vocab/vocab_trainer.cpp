@@ -6,9 +6,9 @@
 #include <fstream>
 #include <thread>
 
-#include "data/line_reader.h"
-#include "data/rng.h"
+#include "text/line_reader.h"
 #include "util/error.h"
+#include "util/random.h"
 #include "vocab/spm_bridge_loader.h"
 
 namespace nmt::vocab {
@@ -16,12 +16,12 @@ namespace {
 
 // Lines over the byte limit are skipped here as the id cache skips them (and
 // counts them: data/corpus_cache.h).
-data::LineReader open_corpus(const std::string& path) {
-  return data::LineReader(path, data::kMaxLineBytes, data::LongLines::kSkip);
+text::LineReader open_corpus(const std::string& path) {
+  return text::LineReader(path, text::kMaxLineBytes, text::LongLines::kSkip);
 }
 
 int64_t count_lines(const std::string& path) {
-  data::LineReader reader = open_corpus(path);
+  text::LineReader reader = open_corpus(path);
   std::string_view line;
   while (reader.next(line)) {
   }
@@ -31,9 +31,9 @@ int64_t count_lines(const std::string& path) {
 // Knuth's selection sampling (Algorithm S): line t of n is taken with
 // probability (wanted - taken) / (n - t), which yields exactly `wanted` lines,
 // every subset equally likely.
-int64_t sample_file(const std::string& path, int64_t wanted, data::Rng& rng, std::ofstream& out) {
+int64_t sample_file(const std::string& path, int64_t wanted, Rng& rng, std::ofstream& out) {
   const int64_t n = count_lines(path);
-  data::LineReader reader = open_corpus(path);
+  text::LineReader reader = open_corpus(path);
   std::string_view line;
   int64_t taken = 0, written = 0;
   for (int64_t t = 0; reader.next(line); ++t) {
@@ -61,7 +61,7 @@ int64_t write_training_sample(const std::vector<std::string>& files, int64_t max
                               uint64_t seed, const std::string& out_path) {
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   if (!out) throw DataError("Cannot write the vocabulary training sample " + out_path + ".");
-  data::Rng rng(seed ^ 0x766F636162ull);  // "vocab": independent of other uses of the seed
+  Rng rng(seed ^ 0x766F636162ull);  // "vocab": independent of other uses of the seed
   const int64_t share = std::max<int64_t>(1, max_lines / static_cast<int64_t>(files.size()));
   int64_t written = 0;
   for (const auto& file : files) written += sample_file(file, share, rng, out);

@@ -5,8 +5,9 @@
 
 #include <cstring>
 
-#include "data/line_reader.h"
 #include "fuzz_support.h"
+#include "text/line_reader.h"
+#include "text/utf8.h"
 
 namespace {
 
@@ -27,11 +28,11 @@ std::string gzip(const uint8_t* data, size_t size) {
   return out;
 }
 
-void read_all(const std::string& path, nmt::data::LongLines policy) {
-  nmt::data::LineReader reader(path, kLimit, policy);
+void read_all(const std::string& path, nmt::text::LongLines policy) {
+  nmt::text::LineReader reader(path, kLimit, policy);
   std::string_view line;
   while (reader.next(line)) {
-    if (line.size() > kLimit || nmt::data::find_invalid_utf8(line) != line.size()) std::abort();
+    if (line.size() > kLimit || nmt::text::find_invalid_utf8(line) != line.size()) std::abort();
     if (reader.skipped() && !line.empty()) std::abort();
   }
 }
@@ -43,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   plain.write(data, size);
   const std::string gz = gzip(data, size);
   compressed.write(reinterpret_cast<const uint8_t*>(gz.data()), gz.size());
-  for (const auto policy : {nmt::data::LongLines::kError, nmt::data::LongLines::kSkip}) {
+  for (const auto policy : {nmt::text::LongLines::kError, nmt::text::LongLines::kSkip}) {
     nmt::fuzz::expect_only_our_errors([&] { read_all(plain.path(), policy); });
     nmt::fuzz::expect_only_our_errors([&] { read_all(compressed.path(), policy); });
   }

@@ -3,8 +3,8 @@
 // model: every outcome is a state_dict or a DataError, never a crash or an
 // allocation of what a hostile header claims.
 #include "fuzz_support.h"
-#include "model/state_dict.h"
 #include "model/transformer.h"
+#include "storage/state_dict.h"
 
 namespace {
 
@@ -28,8 +28,8 @@ nmt::model::Transformer& small_model() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   nmt::fuzz::expect_only_our_errors([&] {
-    const nmt::model::StateDict dict = nmt::model::state_dict_from_bytes(bytes, "fuzz.pt");
-    nmt::model::load_state_dict(*small_model(), dict, "fuzz.pt");
+    const nmt::storage::StateDict dict = nmt::storage::state_dict_from_bytes(bytes, "fuzz.pt");
+    nmt::storage::load_state_dict(*small_model(), dict, "fuzz.pt");
   });
   return 0;
 }

@@ -1,0 +1,39 @@
+#include "cli/run_main.h"
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
+
+#include "util/error.h"
+#include "util/threads.h"
+
+namespace nmt::cli {
+
+int run_main(const char* program, const std::function<int()>& body) {
+  // Every executable trains or decodes large tensors: keep them off fresh
+  // pages (1.1-1.4x training speed on these machines, bench/train_bench).
+  keep_large_blocks_in_heap(true);
+  try {
+    return body();
+  } catch (const CLI::ParseError& e) {
+    // CLI11 reports --help as a "success" parse error.
+    if (e.get_exit_code() == 0) return kExitOk;
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const Error& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const c10::Error& e) {
+    std::cerr << program << ": error: " << e.what_without_backtrace() << "\n";
+    return kExitOther;
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": error: out of memory.\n";
+    return kExitOther;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return kExitOther;
+  }
+}
+
+}  // namespace nmt::cli

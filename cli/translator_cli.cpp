@@ -1,0 +1,299 @@
+// translator (SPEC.md): translate lines with a trained model directory, score
+// translations against references, export weights, draw cross-attention.
+#include "cli/translator_cli.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <torch/cuda.h>
+
+#include "cli/translator_output.h"
+#include "cli/translator_score.h"
+#include "cli/translator_serve.h"
+#include "decode/attention_svg.h"
+#include "decode/translation_stream.h"
+#include "storage/model_dir.h"
+#include "storage/state_dict.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/threads.h"
+
+namespace nmt::cli {
+namespace {
+
+constexpr int64_t kChunkLines = 2000;  // lines read, sorted and batched at a time
+
+struct Args {
+  std::string model_dir, checkpoint, input, output, score_ref, hypotheses, export_path, svg_path;
+  int64_t attention_layer = -1;
+  std::string device = "auto";
+  std::string precision = "auto";
+  int threads = 0;
+  int64_t parallel_batches = 1;  // 0: one per core used on the CPU
+  decode::TranslatorOptions options;
+  std::vector<std::string> text;
+  bool beam_given = false;
+  ServeArgs serve;
+};
+
+void add_options(CLI::App& app, Args& a) {
+  auto& s = a.options.search;
+  app.add_option("--model", a.model_dir, "Model directory written by the trainer");
+  app.add_option("--checkpoint", a.checkpoint,
+                 "Checkpoint file (default: the better scored of best.pt and average.pt in DIR/checkpoints, else "
+                 "last.pt)");
+  app.add_option("--beam", s.beam, "Beam size; 1 is greedy decoding")->capture_default_str();
+  app.add_option("--nbest", s.nbest, "Print the K best hypotheses per line as INDEX ||| HYPOTHESIS ||| SCORE")
+      ->capture_default_str();
+  app.add_option("--batch-size", a.options.batch_size, "Sentences per batch (sorted by length)")
+      ->capture_default_str();
+  app.add_option("--max-len-a", s.max_len_a, "Output limit: A * source tokens + B")->capture_default_str();
+  app.add_option("--max-len-b", s.max_len_b, "Output limit: A * source tokens + B")->capture_default_str();
+  app.add_option("--length-penalty", s.length_penalty,
+                 "GNMT length penalty alpha: scores are divided by ((5 + length) / 6)^alpha; 0 disables")
+      ->capture_default_str();
+  app.add_option("--input", a.input, "Input file, one sentence a line (default: TEXT, else standard input)");
+  app.add_option("--output", a.output, "Output file, written whole or not at all (default: standard output)");
+  app.add_option("--score", a.score_ref, "Reference file: print BLEU and chrF2 as JSON on standard error");
+  app.add_option("--hypotheses", a.hypotheses, "With --score: score this existing translation file, no model");
+  app.add_option("--export-state-dict", a.export_path, "Write the weights in the reference's state_dict format");
+  app.add_option("--attention-svg", a.svg_path, "Draw the cross-attention of the first translated line as SVG");
+  app.add_option("--attention-layer", a.attention_layer, "Decoder layer drawn (negative: from the last)")
+      ->capture_default_str();
+  app.add_option("--device", a.device, "auto, cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--precision", a.precision,
+                 "fp32, bf16, or auto: bf16 where the device runs it fast (CUDA, CPUs with avx512_bf16 or AMX)")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16"}))
+      ->capture_default_str();
+  app.add_option("--threads", a.threads, "CPU threads (0: one per core)")->capture_default_str();
+  app.add_option("--parallel-batches", a.parallel_batches,
+                 "Batches decoded at once on the CPU, each on one thread (0: one per CPU thread; 1: each batch on "
+                 "all threads). Not with --serve")
+      ->capture_default_str();
+  app.add_option("text", a.text, "Sentences to translate, one per argument");
+  add_serve_options(app, a.serve);
+}
+
+void check_args(Args& a) {
+  if (!a.hypotheses.empty()) {
+    if (a.score_ref.empty()) throw UsageError("--hypotheses FILE needs --score REF_FILE to score against.");
+    if (!a.input.empty() || !a.text.empty()) {
+      throw UsageError("--hypotheses scores an existing file; it takes no --input or TEXT to translate.");
+    }
+    return;
+  }
+  if (a.model_dir.empty()) {
+    throw UsageError("--model DIR is required (or --score REF --hypotheses HYP to score a file).");
+  }
+  if (!a.input.empty() && !a.text.empty()) throw UsageError("Give either --input FILE or TEXT arguments, not both.");
+  if (a.serve.serve && (!a.input.empty() || !a.text.empty() || !a.output.empty() || !a.score_ref.empty() ||
+                        !a.export_path.empty() || !a.svg_path.empty())) {
+    throw UsageError("--serve translates requests; it takes no TEXT, --input, --output, --score, "
+                     "--export-state-dict or --attention-svg.");
+  }
+  if (a.serve.serve) {
+    a.serve.server.validate();
+  }
+  if (a.threads < 0) throw UsageError("--threads must not be negative (got " + std::to_string(a.threads) + ").");
+  if (a.parallel_batches < 0) {
+    throw UsageError("--parallel-batches must not be negative (got " + std::to_string(a.parallel_batches) + ").");
+  }
+  // Under load a server decoding rounds in parallel batches fails after a
+  // minute or two at 64 connections: oneDNN's bf16 primitive creation throws
+  // (std::bad_array_new_length in its brgemm kernel) in the thread that runs
+  // the rounds, even with oneDNN's cache kept from evicting
+  // (kernels/onednn_cache.h). Until that is found the server decodes one batch
+  // at a time.
+  if (a.serve.serve && a.parallel_batches != 1) {
+    throw UsageError("--parallel-batches is not available with --serve yet; the server decodes one batch at a time.");
+  }
+  // A wider n-best asks for a wider beam unless the beam was set explicitly.
+  if (!a.beam_given && a.options.search.nbest > a.options.search.beam) a.options.search.beam = a.options.search.nbest;
+  a.options.validate();
+}
+
+torch::Device resolve_device(const std::string& name) {
+  if (name == "cpu") return torch::kCPU;
+  const bool cuda = torch::cuda::is_available();
+  if (name == "cuda" && !cuda) throw UsageError("--device cuda was asked for, but no CUDA device is available.");
+  return cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+void write_attention_svg(decode::Translator& translator, const decode::SentenceTranslation& t, const Args& a,
+                         int64_t index) {
+  const auto weights = translator.cross_attention(t.source, t.hypotheses.front().tokens, a.attention_layer);
+  const auto& src = *translator.vocabs().src;
+  const auto& tgt = *translator.vocabs().tgt;
+  decode::AttentionPicture p;
+  p.source_labels.push_back(src.id_to_piece(src.bos_id()));
+  for (int64_t id : t.source) p.source_labels.push_back(src.id_to_piece(static_cast<int32_t>(id)));
+  p.source_labels.push_back(src.id_to_piece(src.eos_id()));
+  for (int64_t id : t.hypotheses.front().tokens) p.target_labels.push_back(tgt.id_to_piece(static_cast<int32_t>(id)));
+  p.target_labels.push_back(tgt.id_to_piece(tgt.eos_id()));
+  const auto w = weights.contiguous();
+  for (int64_t r = 0; r < w.size(0); ++r) {
+    p.weights.emplace_back(w[r].data_ptr<float>(), w[r].data_ptr<float>() + w.size(1));
+  }
+  const int64_t layer = a.attention_layer < 0 ? translator.model().config().n_layers + a.attention_layer
+                                              : a.attention_layer;
+  p.title = "Cross-attention, decoder layer " + std::to_string(layer) + ", mean over heads, line " +
+            std::to_string(index + 1);
+  write_file_atomically(a.svg_path, decode::attention_svg(p));
+}
+
+void write_translation(std::ostream& out, int64_t index, const decode::SentenceTranslation& t, bool nbest) {
+  if (!nbest) {
+    out << (t.texts.empty() ? std::string() : t.texts.front()) << '\n';
+    return;
+  }
+  if (t.texts.empty()) {  // empty or invalid line: one empty hypothesis
+    out << index << " |||  ||| 0.0000\n";
+    return;
+  }
+  char score[32];
+  for (size_t k = 0; k < t.texts.size(); ++k) {
+    std::snprintf(score, sizeof score, "%.4f", t.hypotheses[k].score);
+    out << index << " ||| " << t.texts[k] << " ||| " << score << '\n';
+  }
+}
+
+std::string input_name(const Args& a) {
+  if (!a.text.empty()) return "the command line";
+  return a.input.empty() ? "standard input" : a.input;
+}
+
+// What the run keeps while lines stream through.
+struct RunContext {
+  const Args& args;
+  decode::Translator& translator;
+  TranslationOutput& out;
+  std::optional<ReferenceScorer>& refs;
+  bool interactive = false;
+  bool svg_written = false, truncation_warned = false;
+};
+
+void on_translation(RunContext& c, int64_t index, const decode::SentenceTranslation& t) {
+  const std::string where = "line " + std::to_string(index + 1) + " of " + input_name(c.args);
+  if (t.invalid_utf8) {
+    std::cerr << "translator: warning: " << where << " is not valid UTF-8; its translation is left empty.\n";
+  }
+  if (t.truncated && !c.truncation_warned) {
+    std::cerr << "translator: warning: " << where << " is longer than the model's " << c.translator.max_source_tokens()
+              << " source tokens; such lines are truncated to fit (warned once).\n";
+    c.truncation_warned = true;
+  }
+  write_translation(c.out.stream(), index, t, c.args.options.search.nbest > 1);
+  if (c.interactive) c.out.stream().flush();
+  if (c.refs) c.refs->add(index, t.texts.empty() ? std::string() : t.texts.front());
+  if (!c.args.svg_path.empty() && !c.svg_written && !t.hypotheses.empty()) {
+    write_attention_svg(c.translator, t, c.args, index);
+    c.svg_written = true;
+  }
+}
+
+int report_end(const RunContext& c, const decode::StreamReport& report) {
+  if (!c.args.svg_path.empty() && !c.svg_written) {
+    std::cerr << "translator: warning: no line was translated, so " << c.args.svg_path << " was not written.\n";
+  }
+  int code = kExitOk;
+  if (!report.invalid_lines.empty()) {
+    std::string lines;
+    for (size_t i = 0; i < report.invalid_lines.size() && i < 10; ++i) {
+      lines += (i ? ", " : "") + std::to_string(report.invalid_lines[i]);
+    }
+    if (report.invalid_lines.size() > 10) lines += ", ...";
+    std::cerr << "translator: error: " << report.invalid_lines.size() << " line(s) of " << input_name(c.args)
+              << " are not valid UTF-8 (line " << lines << "); their translations were left empty.\n";
+    code = kExitData;
+  }
+  if (c.refs) c.refs->print();  // the last line on stderr
+  return code;
+}
+
+int export_weights(const storage::LoadedModel& loaded, const std::string& path) {
+  storage::write_state_dict_file(path, storage::state_dict_of(*loaded.model));
+  std::cerr << "translator: wrote the weights of " << loaded.checkpoint_path << " to " << path << ".\n";
+  return kExitOk;
+}
+
+void check_attention_layer(const Args& a, int64_t n_layers) {
+  if (a.svg_path.empty()) return;
+  if (a.attention_layer >= n_layers || a.attention_layer < -n_layers) {
+    throw UsageError("--attention-layer " + std::to_string(a.attention_layer) + " is out of range; the model has " +
+                     std::to_string(n_layers) + " decoder layers.");
+  }
+}
+
+std::ifstream open_input(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw DataError("The input " + path + " is a directory, not a file.");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError("Cannot read the input file " + path + " (" + std::strerror(errno) + ").");
+  return in;
+}
+
+int run_translation(Args& a) {
+  const auto device = resolve_device(a.device);
+  a.options.precision = choose_precision(a.precision, device).precision;
+  const int cores = configure_cpu_threads(a.threads, a.options.precision).cores;
+  a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
+  if (a.serve.serve) return run_server(a.serve, a.model_dir, a.checkpoint, device, a.options);
+  auto loaded = storage::load_model_dir(a.model_dir, a.checkpoint, device);
+  if (!loaded.why.empty()) {
+    std::cerr << "translator: using " << loaded.checkpoint_path << " (step " << loaded.step << "; " << loaded.why
+              << ")\n";
+  }
+  if (!a.export_path.empty()) return export_weights(loaded, a.export_path);
+  check_attention_layer(a, loaded.config.model.n_layers);
+  std::optional<ReferenceScorer> refs;
+  if (!a.score_ref.empty()) refs.emplace(a.score_ref);
+  std::ifstream file;
+  if (!a.input.empty()) file = open_input(a.input);
+  decode::Translator translator(loaded.model, loaded.vocabs, a.options);
+  TranslationOutput out(a.output);
+  RunContext c{a, translator, out, refs};
+  decode::LineSource source;
+  if (!a.text.empty()) {
+    source = decode::vector_lines(a.text);
+  } else {
+    source = decode::istream_lines(a.input.empty() ? std::cin : file);
+    // Typed lines are answered one by one instead of waiting for a chunk.
+    c.interactive = a.input.empty() && ::isatty(STDIN_FILENO);
+  }
+  const auto report = decode::translate_stream(translator, source, c.interactive ? 1 : kChunkLines,
+                                              [&c](int64_t i, const decode::SentenceTranslation& t) {
+                                                on_translation(c, i, t);
+                                              });
+  if (refs) refs->finish(report.lines);
+  out.commit();
+  return report_end(c, report);
+}
+
+}  // namespace
+
+int translator_main(int argc, char** argv) {
+  CLI::App app{"Translate text with a trained Transformer model (see README.md)."};
+  Args a;
+  add_options(app, a);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    throw;
+  }
+  a.beam_given = app.count("--beam") > 0;
+  check_args(a);
+  if (!a.hypotheses.empty()) return score_files(a.score_ref, a.hypotheses);
+  return run_translation(a);
+}
+
+}  // namespace nmt::cli

@@ -1,0 +1,58 @@
+#include "cli/translator_output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "util/error.h"
+
+namespace nmt::cli {
+namespace {
+
+void sync_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+TranslationOutput::TranslationOutput(const std::string& path) : path_(path) {
+  if (path_.empty()) return;
+  tmp_ = path_ + ".tmp." + std::to_string(::getpid());
+  file_.open(tmp_, std::ios::binary | std::ios::trunc);
+  if (!file_) {
+    throw Error("Cannot create the output file " + path_ + " (" + std::strerror(errno) + ").", kExitOther);
+  }
+}
+
+TranslationOutput::~TranslationOutput() {
+  if (path_.empty() || committed_) return;
+  file_.close();
+  std::remove(tmp_.c_str());
+}
+
+std::ostream& TranslationOutput::stream() { return path_.empty() ? std::cout : file_; }
+
+void TranslationOutput::commit() {
+  if (path_.empty()) {
+    std::cout.flush();
+    if (!std::cout) throw Error("Writing the translations to standard output failed.", kExitOther);
+    committed_ = true;
+    return;
+  }
+  file_.close();
+  if (!file_) throw Error("Writing the output file " + path_ + " failed (disk full?).", kExitOther);
+  sync_file(tmp_);
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    throw Error("Cannot rename " + tmp_ + " to " + path_ + " (" + std::strerror(errno) + ").", kExitOther);
+  }
+  committed_ = true;
+}
+
+}  // namespace nmt::cli

@@ -1,0 +1,74 @@
+// Keys and values kept between decoding steps (incremental decoding).
+#pragma once
+
+#include <vector>
+
+#include <torch/types.h>
+
+#include "kernels/step_attention.h"
+
+namespace nmt::kernels {
+
+// Projected, head-split keys and values of a fixed memory (the encoder
+// output): [memory rows, head, len, d_head]. The decoder rows that attend to
+// it come in equal groups, one group per memory row (a sentence's beams), so
+// the beams share their sentence's keys and values instead of copies.
+struct AttentionCache {
+  torch::Tensor k, v;
+  bool empty() const { return !k.defined(); }
+  // Where step_attention finds them for query rows in groups of `group` per
+  // memory row; mask [memory rows, 1, 1, len] (or undefined) hides padding.
+  StepMemory step_memory(int64_t group, const torch::Tensor& mask) const;
+};
+
+// Self-attention keys and values of the positions decoded so far, stored
+// time-major ([capacity, row capacity, head, d_head]) with room to grow: a step
+// writes its position in place instead of concatenating a new copy of the
+// whole cache. Slot p keeps the rows as they were at step p; when rows are
+// reordered (beams changing parents, sentences leaving), nothing moves: a
+// table records which row of slot p each current row descends from.
+class GrowingAttentionCache {
+ public:
+  bool empty() const { return length_ == 0; }
+  int64_t length() const { return length_; }
+  int64_t rows() const { return rows_; }
+  // k, v [rows, head, new, d_head] become positions [length, length + new).
+  void append(const torch::Tensor& k, const torch::Tensor& v);
+  // [rows, head, length, d_head]: the current rows' keys and values, gathered
+  // (a copy) for the general attention path.
+  torch::Tensor keys() const;
+  torch::Tensor values() const;
+  // Keeps rows `index` ([new_rows] int64, any device) in that order.
+  void select_rows(const torch::Tensor& index);
+  // Where step_attention finds them, without gathering (CPU).
+  StepMemory step_memory() const;
+
+ private:
+  void reserve(int64_t length, int64_t rows);
+  torch::Tensor gathered(const torch::Tensor& buffer) const;
+
+  torch::Tensor k_, v_;             // [capacity, row capacity, head, d_head]
+  std::vector<int64_t> ancestry_;  // [length][rows]: the row of slot p that current row r descends from
+  int64_t length_ = 0, rows_ = 0;
+};
+
+struct DecoderLayerCache {
+  GrowingAttentionCache self_attention;  // grows by one position per step
+  AttentionCache enc_dec;                // computed once from the encoder output
+};
+
+struct DecoderCache {
+  std::vector<DecoderLayerCache> layers;
+
+  // Target positions already decoded.
+  int64_t length() const { return layers.empty() ? 0 : layers.front().self_attention.length(); }
+
+  // Keeps decoder rows `index` (beam reordering / dropping finished sentences):
+  // the self-attention caches only.
+  void select_target_rows(const torch::Tensor& index);
+  // Keeps memory rows `index` (sentences dropped from the batch): the
+  // cross-attention caches only.
+  void select_memory_rows(const torch::Tensor& index);
+};
+
+}  // namespace nmt::kernels

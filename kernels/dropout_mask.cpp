@@ -1,0 +1,41 @@
+#include "kernels/dropout_mask.h"
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "util/random.h"
+
+namespace nmt::kernels {
+namespace {
+
+template <typename scalar_t>
+void fill_mask(scalar_t* out, int64_t n, double p, uint64_t seed) {
+  // Each hash gives two 32-bit uniforms; an element is kept when its uniform
+  // is at least p * 2^32.
+  const auto threshold = static_cast<uint64_t>(p * 4294967296.0);
+  const auto keep_value = static_cast<scalar_t>(1.0 / (1.0 - p));
+  const auto drop_value = static_cast<scalar_t>(0.0);
+  const uint64_t key = mix64(seed);
+  at::parallel_for(0, (n + 1) / 2, 16384, [&](int64_t begin, int64_t end) {
+    for (int64_t pair = begin; pair < end; ++pair) {
+      const uint64_t bits = mix64(key + static_cast<uint64_t>(pair) * kGoldenGamma);
+      const int64_t i = 2 * pair;
+      out[i] = (bits & 0xffffffffULL) >= threshold ? keep_value : drop_value;
+      if (i + 1 < n) out[i + 1] = (bits >> 32) >= threshold ? keep_value : drop_value;
+    }
+  });
+}
+
+}  // namespace
+
+torch::Tensor dropout_mask(const torch::Tensor& like, double p, uint64_t seed) {
+  TORCH_CHECK(like.device().is_cpu(), "dropout_mask makes CPU masks");
+  TORCH_CHECK(p >= 0 && p < 1, "dropout probability must lie in [0, 1), got ", p);
+  auto mask = torch::empty(like.sizes(), like.options().requires_grad(false));
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, mask.scalar_type(), "dropout_mask", [&] {
+    fill_mask<scalar_t>(mask.data_ptr<scalar_t>(), mask.numel(), p, seed);
+  });
+  return mask;
+}
+
+}  // namespace nmt::kernels

@@ -1,0 +1,80 @@
+#include "kernels/inference_weights.h"
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "util/precision.h"
+#include "util/threads.h"
+
+namespace nmt::kernels {
+namespace {
+
+torch::Tensor stacked(const std::vector<torch::Tensor>& parts) {
+  if (parts.empty() || !parts.front().defined()) return {};
+  return parts.size() == 1 ? parts.front() : torch::cat(parts);
+}
+
+}  // namespace
+
+torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
+                                       const std::vector<torch::Tensor>& biases, bool relu) {
+  TORCH_CHECK(!weights.empty() && weights.size() == biases.size(), "a linear needs one bias (or none) per weight");
+  const auto activated = [relu](const torch::Tensor& y) { return relu ? torch::relu(y) : y; };
+  if (torch::GradMode::is_enabled()) return activated(torch::linear(x, stacked(weights), stacked(biases)));
+  const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
+  // The products run on the calling thread alone (as parallel batches' workers run them).
+  const bool one_thread = at::get_num_threads() == 1 && blas_threads() <= 1;
+  torch::Tensor weight, bias;
+  std::shared_ptr<const PackedLinear> packed;
+  {
+    // Batches may be decoded concurrently (decode/parallel_batches.h).
+    std::lock_guard<std::mutex> lock(mutex_);
+    refresh(weights, biases, dtype, x.device());
+    if (one_thread && !packed_ && weight_.scalar_type() == torch::kFloat && x.device().is_cpu() &&
+        PackedLinear::available(torch::kFloat)) {
+      packed_ = std::make_shared<const PackedLinear>(weight_, bias_, torch::kFloat);
+    }
+    weight = weight_;
+    bias = bias_;
+    packed = packed_;
+  }
+  // fp32 keeps both: oneDNN's product on packed weights is the faster one on
+  // one thread; with OpenBLAS's pool (the fp32 thread plan gives ATen's, and
+  // so oneDNN's, half the cores) OpenBLAS's (README's Speed).
+  if (packed && (!weight.defined() || one_thread)) {
+    auto out_sizes = x.sizes().vec();
+    out_sizes.back() = packed->out_features();
+    return packed->forward(x.reshape({-1, x.size(-1)}), relu).view(out_sizes);
+  }
+  if (x.dim() == 2) return activated(torch::linear(x, weight, bias));
+  // As rows: a 2-D input takes the fused bias path (addmm), a 3-D one a
+  // product and then a separate pass to add the bias.
+  auto out_sizes = x.sizes().vec();
+  out_sizes.back() = weight.size(0);
+  return activated(torch::linear(x.reshape({-1, x.size(-1)}), weight, bias).view(out_sizes));
+}
+
+void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
+                               c10::ScalarType dtype, const c10::Device& device) {
+  std::vector<std::pair<const void*, uint32_t>> sources;
+  for (const auto* list : {&weights, &biases}) {
+    for (const auto& p : *list) sources.emplace_back(p.defined() ? p.data_ptr() : nullptr, p.defined() ? p._version() : 0);
+  }
+  if ((weight_.defined() || packed_) && sources == sources_ && dtype == dtype_ && device == device_) return;
+  weight_ = bias_ = torch::Tensor();
+  packed_.reset();
+  if (dtype == c10::ScalarType::BFloat16 && device.is_cpu() && PackedLinear::available(dtype)) {
+    // bf16 on the CPU: oneDNN's product on weights packed once (kernels/packed_linear.h).
+    packed_ = std::make_shared<const PackedLinear>(stacked(weights), stacked(biases), dtype);
+  } else {
+    // A single fp32 parameter is used as it is (no copy); casts and stacks are made once.
+    weight_ = stacked(weights).to(dtype).contiguous();
+    bias_ = stacked(biases);
+    if (bias_.defined()) bias_ = bias_.to(dtype);
+  }
+  sources_ = std::move(sources);
+  dtype_ = dtype;
+  device_ = device;
+}
+
+}  // namespace nmt::kernels

@@ -1,0 +1,47 @@
+// The weights of a linear map (one Linear, or several stacked along the output
+// dimension) as inference runs them, kept between calls: decoding calls every
+// linear once per step, and rebuilding its weights each time (autocast's cast
+// to bf16, the stacking of Q/K/V) costs as much as the product itself.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include <c10/core/ScalarType.h>
+#include <torch/types.h>
+
+#include "kernels/packed_linear.h"
+
+namespace nmt::kernels {
+
+class InferenceWeights {
+ public:
+  // x [..., in] -> [..., sum of out_i] for weights [out_i, in] and biases
+  // [out_i] (undefined: none). With autograd on: a plain linear of the
+  // parameters (stacked when several), nothing kept. Without: the weights in
+  // autocast's dtype (bf16 on the CPU: packed for oneDNN; fp32 on the CPU:
+  // packed too for callers on one thread), rebuilt only when a parameter's
+  // data or version changes.
+  // Thread-safe.
+  // With `relu`: relu of that (inside oneDNN's product where it runs).
+  torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
+                       const std::vector<torch::Tensor>& biases, bool relu = false);
+
+ private:
+  void refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
+               c10::ScalarType dtype, const c10::Device& device);
+
+  std::mutex mutex_;  // guards what follows
+  torch::Tensor weight_, bias_;  // ATen's product (fp32, or bf16 off the CPU)
+  // oneDNN's on packed weights: bf16 on the CPU; fp32 on the CPU as well,
+  // built on the first call from a thread running alone (its faster case).
+  std::shared_ptr<const PackedLinear> packed_;
+  std::vector<std::pair<const void*, uint32_t>> sources_;  // data and version of each parameter
+  c10::ScalarType dtype_ = c10::ScalarType::Float;
+  c10::Device device_ = c10::kCPU;
+};
+
+}  // namespace nmt::kernels

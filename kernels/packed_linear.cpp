@@ -1,0 +1,191 @@
+#include "kernels/packed_linear.h"
+
+#include <torch/torch.h>
+
+#ifdef NMT_WITH_ONEDNN
+
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <ATen/Parallel.h>
+#include <ATen/record_function.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace nmt::kernels {
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// Streams are cheap but not meant to be shared between threads.
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+// A thread's scratch memory for the product, grown as needed.
+void* thread_scratchpad(size_t bytes) {
+  thread_local std::vector<uint8_t> scratch;
+  if (scratch.size() < bytes) scratch.resize(bytes);
+  return scratch.data();
+}
+
+memory::data_type dnnl_type(c10::ScalarType dtype) {
+  TORCH_CHECK(dtype == torch::kBFloat16 || dtype == torch::kFloat, "a packed linear computes in bf16 or fp32, not ",
+              dtype);
+  return dtype == torch::kFloat ? memory::data_type::f32 : memory::data_type::bf16;
+}
+
+memory::desc rows_desc(int64_t rows, int64_t cols, c10::ScalarType dtype) {
+  return memory::desc(Dims{rows, cols}, dnnl_type(dtype), memory::format_tag::ab);
+}
+
+// The primitive for `rows` input rows; oneDNN sizes its work split by the
+// calling thread's OpenMP thread count, which is part of the key.
+struct Product {
+  dnnl::matmul primitive;
+  size_t scratchpad_bytes = 0;
+};
+
+// More row counts than this (encoder batches vary) start the table afresh.
+constexpr size_t kMaxProducts = 512;
+
+}  // namespace
+
+struct PackedLinear::State {
+  int64_t in = 0, out = 0;
+  c10::ScalarType dtype = torch::kBFloat16;  // of the inputs, weights, bias and outputs
+  memory::desc weights_desc;                 // the packed layout oneDNN chose
+  memory weights;                            // packed [in, out]
+  torch::Tensor bias;                        // [1, out], or undefined
+
+  mutable std::mutex mutex;  // guards products
+  mutable std::unordered_map<int64_t, Product> products;
+
+  dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights_layout, bool relu) const {
+    const memory::desc bias_desc = bias.defined() ? rows_desc(1, out, dtype) : memory::desc();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (relu) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
+    return dnnl::matmul::primitive_desc(
+        dnnl::matmul::desc(rows_desc(rows, in, dtype), weights_layout, bias_desc, rows_desc(rows, out, dtype)), attr,
+        cpu_engine());
+  }
+
+  Product product_for(int64_t rows, bool relu) const {
+    const int64_t key = (rows * 1024 + at::get_num_threads()) * 2 + (relu ? 1 : 0);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = products.find(key);
+    if (found != products.end()) return found->second;
+    if (products.size() >= kMaxProducts) products.clear();
+    // Any row count takes the layout chosen once (checked for 1-128 rows: the
+    // same brgemm kernel family); were it refused, oneDNN would say so here.
+    const auto pd = describe(rows, weights_desc, relu);
+    Product p{dnnl::matmul(pd), pd.scratchpad_desc().get_size()};
+    products.emplace(key, p);
+    return p;
+  }
+};
+
+// oneDNN's product exists for fp32 everywhere, for bf16 only on CPUs with
+// AVX-512 (or newer): elsewhere describing one throws, and ATen's product
+// (which has a fallback of its own) serves. Probed once per dtype.
+bool PackedLinear::available(c10::ScalarType dtype) {
+  static const auto supports = [](memory::data_type type) {
+    try {
+      const memory::desc rows(Dims{1, 16}, type, memory::format_tag::ab);
+      const memory::desc weights(Dims{16, 16}, type, memory::format_tag::any);
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(rows, weights, memory::desc(), rows), cpu_engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  };
+  static const bool bf16 = supports(memory::data_type::bf16), fp32 = supports(memory::data_type::f32);
+  return dtype == torch::kBFloat16 ? bf16 : dtype == torch::kFloat && fp32;
+}
+
+PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias, c10::ScalarType dtype)
+    : state_(new State) {
+  TORCH_CHECK(weight.dim() == 2, "a packed linear needs a 2-D weight [out, in], got ", weight.sizes());
+  State& s = *state_;
+  s.dtype = dtype;
+  const auto type = dnnl_type(dtype);
+  s.out = weight.size(0);
+  s.in = weight.size(1);
+  if (bias.defined()) {
+    TORCH_CHECK(bias.dim() == 1 && bias.size(0) == s.out, "bias ", bias.sizes(), " does not match weight ",
+                weight.sizes());
+    s.bias = bias.detach().to(torch::kCPU, dtype).contiguous().view({1, s.out});
+  }
+  // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
+  const torch::Tensor plain = weight.detach().to(torch::kCPU, dtype).contiguous();
+  const memory::desc plain_desc(Dims{s.in, s.out}, type, memory::format_tag::ba);
+  const memory::desc any(Dims{s.in, s.out}, type, memory::format_tag::any);
+  s.weights_desc = s.describe(128, any, false).weights_desc();
+  s.weights = memory(s.weights_desc, cpu_engine());
+  memory source(plain_desc, cpu_engine(), plain.data_ptr());
+  dnnl::reorder(source, s.weights).execute(thread_stream(), source, s.weights);
+  thread_stream().wait();
+}
+
+PackedLinear::~PackedLinear() = default;
+
+int64_t PackedLinear::in_features() const { return state_->in; }
+int64_t PackedLinear::out_features() const { return state_->out; }
+
+torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
+  RECORD_FUNCTION("nmt::packed_linear", std::vector<c10::IValue>());  // named in operator profiles
+  const State& s = *state_;
+  TORCH_CHECK(x.dim() == 2 && x.size(1) == s.in, "a packed linear of ", s.in, " inputs got ", x.sizes());
+  TORCH_CHECK(x.device().is_cpu(), "a packed linear runs on the CPU");
+  const int64_t rows = x.size(0);
+  torch::Tensor out = torch::empty({rows, s.out}, x.options().dtype(s.dtype));
+  if (rows == 0) return out;
+  const torch::Tensor input = x.to(s.dtype).contiguous();
+  const Product p = s.product_for(rows, relu);
+  const auto& engine = cpu_engine();
+  memory src(rows_desc(rows, s.in, s.dtype), engine, input.data_ptr());
+  memory dst(rows_desc(rows, s.out, s.dtype), engine, out.data_ptr());
+  memory scratch(memory::desc(Dims{static_cast<int64_t>(p.scratchpad_bytes)}, memory::data_type::u8,
+                              memory::format_tag::a),
+                 engine, thread_scratchpad(p.scratchpad_bytes));
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}};
+  if (s.bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out, s.dtype), engine, s.bias.data_ptr()));
+  p.primitive.execute(thread_stream(), args);
+  thread_stream().wait();
+  return out;
+}
+
+}  // namespace nmt::kernels
+
+#else  // built without oneDNN's API: callers check available() first
+
+namespace nmt::kernels {
+
+struct PackedLinear::State {};
+
+bool PackedLinear::available(c10::ScalarType) { return false; }
+
+PackedLinear::PackedLinear(const torch::Tensor&, const torch::Tensor&, c10::ScalarType) {
+  TORCH_CHECK(false, "this build has no oneDNN API (install libdnnl-dev and rebuild)");
+}
+PackedLinear::~PackedLinear() = default;
+torch::Tensor PackedLinear::forward(const torch::Tensor&, bool) const { return {}; }
+int64_t PackedLinear::in_features() const { return 0; }
+int64_t PackedLinear::out_features() const { return 0; }
+
+}  // namespace nmt::kernels
+
+#endif

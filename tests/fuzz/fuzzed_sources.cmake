@@ -1,0 +1,12 @@
+# The product sources each fuzz target compiles itself, instrumented (one
+# list for both builds): tests/fuzz/CMakeLists.txt builds them with clang's
+# coverage and sanitizers, and the main build keeps them out of its unity
+# batches so that a target linking libnmt.a never pulls a batch holding a
+# second copy of them.
+set(NMT_FUZZED_line_reader text/line_reader.cpp text/utf8.cpp)
+set(NMT_FUZZED_config util/config.cpp util/config_json.cpp)
+set(NMT_FUZZED_checkpoint storage/checkpoint.cpp storage/state_dict.cpp storage/torch_archive.cpp util/atomic_file.cpp)
+set(NMT_FUZZED_state_dict storage/state_dict.cpp storage/torch_archive.cpp)
+set(NMT_FUZZED_sentencepiece vocab/sentencepiece_vocab.cpp vocab/spm_bridge_loader.cpp)
+set(NMT_FUZZED_score eval/bleu.cpp eval/chrf.cpp eval/tokenizer_13a.cpp)
+set(NMT_FUZZ_TARGETS line_reader config checkpoint state_dict sentencepiece score)
