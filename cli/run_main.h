@@ -1,4 +1,4 @@
-// The one place where exceptions become SPEC.md's exit codes.
+// The one place where exceptions become the exit codes of README's Errors.
 #pragma once
 
 #include <functional>

@@ -53,7 +53,8 @@ void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void
     return;
   }
   RestoreThreadSettings restore;
-  kernels::keep_onednn_primitives();  // oneDNN 2.6 fails once it evicts what several threads used (kernels/onednn_cache.h)
+  // oneDNN 2.6 fails once it evicts what several threads used (kernels/onednn_cache.h).
+  kernels::keep_onednn_primitives();
   set_blas_threads(1);  // OpenBLAS then computes on each caller's thread, without its shared pool
   std::atomic<size_t> next{0};
   std::mutex mutex;

@@ -15,8 +15,7 @@ namespace {
 // libblas.so.3 LibTorch loaded (OpenBLAS here).
 enum CblasOrder { kRowMajor = 101 };
 enum CblasTranspose { kNoTrans = 111, kTrans = 112 };
-using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
-                         int);
+using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 
 SgemmFn cblas_sgemm() {
   static const auto fn = blas_symbol<SgemmFn>("cblas_sgemm");
@@ -92,9 +91,9 @@ class BatchedMatmul : public torch::autograd::Function<BatchedMatmul> {
 };
 
 bool use_sgemm(const torch::Tensor& a, const torch::Tensor& b) {
-  return batched_matmul_uses_blas() && a.device().is_cpu() && b.device().is_cpu() &&
-         a.scalar_type() == torch::kFloat && b.scalar_type() == torch::kFloat && !autocast_enabled_on_cpu() &&
-         a.size(2) * a.size(3) * b.size(3) > 0 && a.size(0) == b.size(0) && a.size(1) == b.size(1) &&
+  return batched_matmul_uses_blas() && a.device().is_cpu() && b.device().is_cpu() && a.scalar_type() == torch::kFloat &&
+         b.scalar_type() == torch::kFloat && !autocast_enabled_on_cpu() && a.size(2) * a.size(3) * b.size(3) > 0 &&
+         a.size(0) == b.size(0) && a.size(1) == b.size(1) &&
          std::max({a.size(2), a.size(3), b.size(3)}) < (int64_t{1} << 30);
 }
 
@@ -104,8 +103,8 @@ bool batched_matmul_uses_blas() { return cblas_sgemm() != nullptr; }
 
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b) {
   // [B, H, m, k] @ [B, H, k, n] -> [B, H, m, n]
-  TORCH_CHECK(a.dim() == 4 && b.dim() == 4 && a.size(3) == b.size(2), "batched_matmul expects [B,H,m,k] @ [B,H,k,n], got ",
-              a.sizes(), " and ", b.sizes());
+  TORCH_CHECK(a.dim() == 4 && b.dim() == 4 && a.size(3) == b.size(2),
+              "batched_matmul expects [B,H,m,k] @ [B,H,k,n], got ", a.sizes(), " and ", b.sizes());
   if (!use_sgemm(a, b)) return torch::matmul(a, b);
   if (torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad())) return BatchedMatmul::apply(a, b);
   return sgemm_batched(a, b);

@@ -58,7 +58,8 @@ void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const 
                                c10::ScalarType dtype, const c10::Device& device) {
   std::vector<std::pair<const void*, uint32_t>> sources;
   for (const auto* list : {&weights, &biases}) {
-    for (const auto& p : *list) sources.emplace_back(p.defined() ? p.data_ptr() : nullptr, p.defined() ? p._version() : 0);
+    for (const auto& p : *list)
+      sources.emplace_back(p.defined() ? p.data_ptr() : nullptr, p.defined() ? p._version() : 0);
   }
   if ((weight_.defined() || packed_) && sources == sources_ && dtype == dtype_ && device == device_) return;
   weight_ = bias_ = torch::Tensor();

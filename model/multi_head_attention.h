@@ -29,15 +29,16 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // Self-attention for new positions x [batch, new, d_model]: their keys and
   // values are appended to `cache`; `mask` hides keys as in forward (may be undefined
   // when one position is added, since causality then holds by construction).
-  torch::Tensor forward_self_cached(const torch::Tensor& x, kernels::GrowingAttentionCache& cache, const torch::Tensor& mask);
+  torch::Tensor forward_self_cached(const torch::Tensor& x, kernels::GrowingAttentionCache& cache,
+                                    const torch::Tensor& mask);
 
   // Attention to a fixed memory (the encoder output, [memory rows, len_k,
   // d_model]): its keys and values are projected on the first call and reused
   // afterwards. q [batch, len_q, d_model], where batch is a multiple g of the
   // memory rows: rows [i * g, (i + 1) * g) attend to memory row i (a
   // sentence's beams share its keys and values). mask [memory rows, 1, 1, len_k].
-  torch::Tensor forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory, kernels::AttentionCache& cache,
-                                      const torch::Tensor& mask);
+  torch::Tensor forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory,
+                                      kernels::AttentionCache& cache, const torch::Tensor& mask);
 
   // When on, the weights of the latest call are kept: [batch, head, len_q, len_k].
   void set_keep_attention(bool keep) { keep_attention_ = keep; }

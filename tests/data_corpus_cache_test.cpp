@@ -187,12 +187,12 @@ TEST_F(CorpusCacheTest, CacheIsReusedUntilCorpusOrVocabularyChanges) {
 TEST_F(CorpusCacheTest, EmptyCorpusIsADataError) {
   test::write_file(local_.path("e.de"), "");
   test::write_file(local_.path("e.en"), "");
-  EXPECT_TRUE(test::throws_with<DataError>(
-      [&] { prepare(local_.path("e.de"), local_.path("e.en"), options("cache")); }, {local_.path("e.de"), "empty"}));
+  EXPECT_TRUE(test::throws_with<DataError>([&] { prepare(local_.path("e.de"), local_.path("e.en"), options("cache")); },
+                                           {local_.path("e.de"), "empty"}));
   test::write_file(local_.path("b.de"), "\n\n");
   test::write_file(local_.path("b.en"), "A man.\nA dog.\n");
-  EXPECT_TRUE(test::throws_with<DataError>(
-      [&] { prepare(local_.path("b.de"), local_.path("b.en"), options("cache")); }, {"2 with an empty side"}));
+  EXPECT_TRUE(test::throws_with<DataError>([&] { prepare(local_.path("b.de"), local_.path("b.en"), options("cache")); },
+                                           {"2 with an empty side"}));
   EXPECT_FALSE(fs::exists(local_.path("cache/train.ids"))) << "no cache from a failed run";
 }
 

@@ -48,7 +48,8 @@ TEST_P(StepAttentionTest, SelfCacheAfterReorderingEqualsGatheredAttention) {
   int64_t rows = 2;  // grows to 6 (beams appear), shrinks to 3 (sentences leave)
   for (int64_t step = 0; step < 37; ++step) {
     const int64_t fresh = step == 0 ? 2 : 1;
-    cache.append(torch::randn({rows, heads, fresh, d_head}).to(dtype), torch::randn({rows, heads, fresh, d_head}).to(dtype));
+    cache.append(torch::randn({rows, heads, fresh, d_head}).to(dtype),
+                 torch::randn({rows, heads, fresh, d_head}).to(dtype));
     if (step == 1) {
       cache.select_rows(torch::tensor({0, 0, 1, 1, 1, 0}, torch::kLong));
     } else if (step == 20) {
@@ -89,13 +90,13 @@ TEST_P(StepAttentionTest, GroupsSharingAMemoryWithPaddingEqualCopiedMemory) {
                          mask.view({memory_rows, len}).repeat_interleave(group, 0));
   EXPECT_TRUE(test::tensors_close(got, out, result_rtol(dtype), 1e-5));
   EXPECT_TRUE(test::tensors_close(weights, expected_weights, 1e-5, 1e-6));
-  EXPECT_TRUE(test::tensors_close(weights.narrow(0, group, group).narrow(-1, 4, 3),
-                                  torch::zeros({group, heads, 3}), 0, 0));
+  EXPECT_TRUE(
+      test::tensors_close(weights.narrow(0, group, group).narrow(-1, 4, 3), torch::zeros({group, heads, 3}), 0, 0));
 }
 
 INSTANTIATE_TEST_SUITE_P(DtypesAndHeadSizes, StepAttentionTest,
-                         ::testing::Values(Case{torch::kFloat, 64}, Case{torch::kFloat, 20},
-                                           Case{torch::kBFloat16, 64}, Case{torch::kBFloat16, 8}));
+                         ::testing::Values(Case{torch::kFloat, 64}, Case{torch::kFloat, 20}, Case{torch::kBFloat16, 64},
+                                           Case{torch::kBFloat16, 8}));
 
 TEST(StepAttention, RefusesLayoutsOutsideItsBuffers) {
   torch::NoGradGuard no_grad;
@@ -104,8 +105,7 @@ TEST(StepAttention, RefusesLayoutsOutsideItsBuffers) {
   cache.v = torch::randn({2, 2, 5, 8});
   // Two memory rows serve groups of 2: 5 query rows would need a third.
   EXPECT_THROW(step_attention(torch::randn({5, 2, 8}), cache.step_memory(2, {})), c10::Error);
-  EXPECT_THROW(step_attention(torch::randn({4, 2, 8}), cache.step_memory(2, torch::ones({2, 1, 1, 4}))),
-               c10::Error);
+  EXPECT_THROW(step_attention(torch::randn({4, 2, 8}), cache.step_memory(2, torch::ones({2, 1, 1, 4}))), c10::Error);
   GrowingAttentionCache self;
   self.append(torch::randn({3, 2, 1, 8}), torch::randn({3, 2, 1, 8}));
   EXPECT_THROW(step_attention(torch::randn({4, 2, 8}), self.step_memory()), c10::Error);

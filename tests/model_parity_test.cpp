@@ -1,6 +1,6 @@
 // Parity with the reference implementation (hyunwoongko/transformer): the same
 // weights and inputs give the same logits, loss and gradients. The fixture was
-// written by the reference's own modules (REFERENCE.md, "Parity fixture").
+// written by the reference's own modules (docs/reference_parity.md).
 #include <filesystem>
 
 #include <gtest/gtest.h>

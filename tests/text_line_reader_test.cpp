@@ -46,14 +46,16 @@ TEST(TextLineReader, LongFileAcrossBufferRefills) {
 
 TEST(TextLineReader, MissingFile) {
   test::TempDir dir;
-  EXPECT_TRUE(test::throws_with<DataError>([&] { LineReader r(dir.path("absent.txt")); }, {dir.path("absent.txt"), "No such file"}));
+  EXPECT_TRUE(test::throws_with<DataError>([&] { LineReader r(dir.path("absent.txt")); },
+                                           {dir.path("absent.txt"), "No such file"}));
   EXPECT_TRUE(test::throws_with<DataError>([&] { LineReader r(dir.root()); }, {dir.root(), "directory"}));
 }
 
 TEST(TextLineReader, InvalidUtf8NamesFileAndLine) {
   test::TempDir dir;
   test::write_file(dir.path("bad.txt"), "fine\nstill fine\nbroken \xC3\x28 here\n");
-  EXPECT_TRUE(test::throws_with<DataError>([&] { read_all(dir.path("bad.txt")); }, {dir.path("bad.txt"), "line 3", "UTF-8", "0xC3"}));
+  EXPECT_TRUE(test::throws_with<DataError>([&] { read_all(dir.path("bad.txt")); },
+                                           {dir.path("bad.txt"), "line 3", "UTF-8", "0xC3"}));
   // Overlong encodings and surrogates are not UTF-8 either.
   EXPECT_EQ(find_invalid_utf8("ok \xC0\xAF"), 3u);
   EXPECT_EQ(find_invalid_utf8("\xED\xA0\x80"), 0u);
@@ -63,18 +65,23 @@ TEST(TextLineReader, InvalidUtf8NamesFileAndLine) {
 
 TEST(TextLineReader, BinaryFile) {
   test::TempDir dir;
-  std::string bytes = "\x7F" "ELF";
+  std::string bytes =
+      "\x7F"
+      "ELF";
   for (int i = 0; i < 256; ++i) bytes.push_back(static_cast<char>(i));
   test::write_file(dir.path("a.out"), bytes);
-  EXPECT_TRUE(test::throws_with<DataError>([&] { read_all(dir.path("a.out")); }, {dir.path("a.out"), "line 1", "binary"}));
+  EXPECT_TRUE(
+      test::throws_with<DataError>([&] { read_all(dir.path("a.out")); }, {dir.path("a.out"), "line 1", "binary"}));
 }
 
 TEST(TextLineReader, HundredThousandCharacterLine) {
   test::TempDir dir;
   test::write_file(dir.path("long.txt"), "short\n" + std::string(100000, 'x') + "\nshort\n");
-  EXPECT_TRUE(test::throws_with<DataError>([&] { read_all(dir.path("long.txt")); }, {dir.path("long.txt"), "line 2", "longer than"}));
+  EXPECT_TRUE(test::throws_with<DataError>([&] { read_all(dir.path("long.txt")); },
+                                           {dir.path("long.txt"), "line 2", "longer than"}));
   test::write_gz(dir.path("long.gz"), std::string(100000, 'x'));  // no line end at all
-  EXPECT_TRUE(test::throws_with<DataError>([&] { read_all(dir.path("long.gz")); }, {dir.path("long.gz"), "line 1", "longer than"}));
+  EXPECT_TRUE(test::throws_with<DataError>([&] { read_all(dir.path("long.gz")); },
+                                           {dir.path("long.gz"), "line 1", "longer than"}));
 }
 
 // Under LongLines::kSkip: the long lines come back empty and flagged, the
@@ -108,8 +115,7 @@ TEST(TextLineReader, SkipsAndCountsLinesOverTheLimit) {
   }
   // A line exactly at the limit is kept, one byte more is skipped.
   test::write_file(dir.path("edge.txt"), std::string(kMaxLineBytes, 'y') + "\r\n" +
-                                             std::string(kMaxLineBytes + 1, 'z') +
-                                             "\n" + std::string(200, '\n'));
+                                             std::string(kMaxLineBytes + 1, 'z') + "\n" + std::string(200, '\n'));
   LineReader edge(dir.path("edge.txt"), kMaxLineBytes, LongLines::kSkip);
   std::string_view line;
   ASSERT_TRUE(edge.next(line));
@@ -162,7 +168,9 @@ TEST(TextLineReader, TooManyLongLinesOrNoLineBreaksIsAnError) {
     }
   };
   // 2 of 150 is over 1%.
-  EXPECT_TRUE(test::throws_with<DataError>([&] { read_skipping("many.txt"); }, {dir.path("many.txt"), "2 of its 150 lines", "lines 7, 9", "one sentence per line"}));
+  EXPECT_TRUE(test::throws_with<DataError>(
+      [&] { read_skipping("many.txt"); },
+      {dir.path("many.txt"), "2 of its 150 lines", "lines 7, 9", "one sentence per line"}));
   test::write_gz(dir.path("page.gz"), std::string(3 << 20, 'x'));  // no line break at all
   EXPECT_TRUE(test::throws_with<DataError>([&] { read_skipping("page.gz"); }, {dir.path("page.gz"), "no line breaks"}));
   // One short line without a line end is a corpus of one sentence, not an error.

@@ -1,5 +1,5 @@
 // SentencePiece through the bridge: training, encoding, decoding and special
-// ids, in a process that has already run libtorch (PLATFORM.md: the two
+// ids, in a process that has already run libtorch (docs/sentencepiece_bridge.md: the two
 // clash when linked together, so the bridge must keep them apart).
 #include <gtest/gtest.h>
 #include <torch/torch.h>

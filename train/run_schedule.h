@@ -14,7 +14,8 @@ namespace nmt::train {
 
 class RunSchedule {
  public:
-  explicit RunSchedule(const Config& config) : train_(config.train), valid_(config.valid), checkpoint_(config.checkpoint) {}
+  explicit RunSchedule(const Config& config)
+      : train_(config.train), valid_(config.valid), checkpoint_(config.checkpoint) {}
 
   // Steps the run will take: train.max_steps, or the steps that train.epochs
   // of `batches_in_epoch` make at accum_steps x `ranks` batches a step
@@ -34,9 +35,7 @@ class RunSchedule {
   // Every valid.every_steps and after the last step.
   bool validate_now(int64_t step, bool last) const { return step % valid_.every_steps == 0 || last; }
   // Every checkpoint.every_steps and whenever validation found a new best.
-  bool checkpoint_now(int64_t step, bool new_best) const {
-    return step % checkpoint_.every_steps == 0 || new_best;
-  }
+  bool checkpoint_now(int64_t step, bool new_best) const { return step % checkpoint_.every_steps == 0 || new_best; }
 
  private:
   bool out_of_time(const RunState& state) const;

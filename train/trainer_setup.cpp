@@ -172,7 +172,8 @@ void Trainer::build_model() {
   // Rank 0 reads the starting weights and hands them to the others
   // (share_start_state), who need no copy of the file.
   if (!options_.init_state_dict.empty() && writer()) {
-    storage::load_state_dict(*model_, storage::read_state_dict_file(options_.init_state_dict), options_.init_state_dict);
+    storage::load_state_dict(*model_, storage::read_state_dict_file(options_.init_state_dict),
+                             options_.init_state_dict);
     log_->info("initial weights from {}", options_.init_state_dict);
   }
   model_->to(device_);

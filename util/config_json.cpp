@@ -115,6 +115,97 @@ ModelConfig model_config_from_json(const json& j, const std::string& origin) {
   return m;
 }
 
+namespace {
+
+DataConfig data_config_from_json(const json& section, const std::string& origin) {
+  DataConfig out;
+  SectionReader d(section, "data", origin);
+  d.get("train_src", out.train_src);
+  d.get("train_tgt", out.train_tgt);
+  d.get("valid_src", out.valid_src);
+  d.get("valid_tgt", out.valid_tgt);
+  d.get("src_lang", out.src_lang);
+  d.get("tgt_lang", out.tgt_lang);
+  d.get("max_len", out.max_len);
+  d.get("max_len_ratio", out.max_len_ratio);
+  d.reject_unknown();
+  return out;
+}
+
+VocabConfig vocab_config_from_json(const json& section, const std::string& origin) {
+  VocabConfig out;
+  SectionReader v(section, "vocab", origin);
+  v.get("model", out.model);
+  v.get("size", out.size);
+  v.get("type", out.type);
+  v.get("joint", out.joint);
+  v.get("max_train_lines", out.max_train_lines);
+  v.reject_unknown();
+  return out;
+}
+
+TrainConfig train_config_from_json(const json& section, const std::string& origin) {
+  TrainConfig out;
+  SectionReader t(section, "train", origin);
+  t.get("batch_tokens", out.batch_tokens);
+  t.get("epochs", out.epochs);
+  t.get("max_steps", out.max_steps);
+  t.get("max_minutes", out.max_minutes);
+  t.get("lr", out.lr);
+  t.get("schedule", out.schedule);
+  t.get("warmup_steps", out.warmup_steps);
+  t.get("label_smoothing", out.label_smoothing);
+  t.get("clip", out.clip);
+  t.get("weight_decay", out.weight_decay);
+  t.get("accum_steps", out.accum_steps);
+  t.get("seed", out.seed);
+  t.get("threads", out.threads);
+  t.get("device", out.device);
+  t.get("adam_beta1", out.adam_beta1);
+  t.get("adam_beta2", out.adam_beta2);
+  t.get("adam_eps", out.adam_eps);
+  t.get("plateau_factor", out.plateau_factor);
+  t.get("plateau_patience", out.plateau_patience);
+  t.get("precision", out.precision);
+  // Before train.precision, mixed_precision (bool) switched bf16 on CUDA;
+  // configs and model directories of that time still load.
+  bool legacy_mixed_precision = true;
+  if (t.get("mixed_precision", legacy_mixed_precision) && !legacy_mixed_precision &&
+      !section.contains("precision")) {
+    out.precision = "fp32";
+  }
+  t.get("log_every_steps", out.log_every_steps);
+  t.get("max_bad_steps", out.max_bad_steps);
+  t.reject_unknown();
+  return out;
+}
+
+CheckpointConfig checkpoint_config_from_json(const json& section, const std::string& origin) {
+  CheckpointConfig out;
+  SectionReader k(section, "checkpoint", origin);
+  k.get("every_steps", out.every_steps);
+  k.get("keep_last", out.keep_last);
+  k.get("average_last", out.average_last);
+  k.reject_unknown();
+  return out;
+}
+
+ValidConfig valid_config_from_json(const json& section, const std::string& origin) {
+  ValidConfig out;
+  SectionReader s(section, "valid", origin);
+  s.get("every_steps", out.every_steps);
+  s.get("bleu", out.bleu);
+  s.get("beam", out.beam);
+  s.get("final_beam", out.final_beam);
+  s.get("length_penalty", out.length_penalty);
+  s.get("early_stop_patience", out.early_stop_patience);
+  s.get("max_sentences", out.max_sentences);
+  s.reject_unknown();
+  return out;
+}
+
+}  // namespace
+
 Config config_from_json(const json& j, const std::string& origin) {
   if (!j.is_object()) throw UsageError("Config in " + origin + " must be a JSON object.");
   static const std::set<std::string> sections = {"data", "vocab", "model", "train", "checkpoint", "valid"};
@@ -124,74 +215,12 @@ Config config_from_json(const json& j, const std::string& origin) {
     }
   }
   Config c;
-  SectionReader d(section_of(j, "data"), "data", origin);
-  d.get("train_src", c.data.train_src);
-  d.get("train_tgt", c.data.train_tgt);
-  d.get("valid_src", c.data.valid_src);
-  d.get("valid_tgt", c.data.valid_tgt);
-  d.get("src_lang", c.data.src_lang);
-  d.get("tgt_lang", c.data.tgt_lang);
-  d.get("max_len", c.data.max_len);
-  d.get("max_len_ratio", c.data.max_len_ratio);
-  d.reject_unknown();
-
-  SectionReader v(section_of(j, "vocab"), "vocab", origin);
-  v.get("model", c.vocab.model);
-  v.get("size", c.vocab.size);
-  v.get("type", c.vocab.type);
-  v.get("joint", c.vocab.joint);
-  v.get("max_train_lines", c.vocab.max_train_lines);
-  v.reject_unknown();
-
+  c.data = data_config_from_json(section_of(j, "data"), origin);
+  c.vocab = vocab_config_from_json(section_of(j, "vocab"), origin);
   c.model = model_config_from_json(section_of(j, "model"), origin);
-
-  SectionReader t(section_of(j, "train"), "train", origin);
-  t.get("batch_tokens", c.train.batch_tokens);
-  t.get("epochs", c.train.epochs);
-  t.get("max_steps", c.train.max_steps);
-  t.get("max_minutes", c.train.max_minutes);
-  t.get("lr", c.train.lr);
-  t.get("schedule", c.train.schedule);
-  t.get("warmup_steps", c.train.warmup_steps);
-  t.get("label_smoothing", c.train.label_smoothing);
-  t.get("clip", c.train.clip);
-  t.get("weight_decay", c.train.weight_decay);
-  t.get("accum_steps", c.train.accum_steps);
-  t.get("seed", c.train.seed);
-  t.get("threads", c.train.threads);
-  t.get("device", c.train.device);
-  t.get("adam_beta1", c.train.adam_beta1);
-  t.get("adam_beta2", c.train.adam_beta2);
-  t.get("adam_eps", c.train.adam_eps);
-  t.get("plateau_factor", c.train.plateau_factor);
-  t.get("plateau_patience", c.train.plateau_patience);
-  t.get("precision", c.train.precision);
-  // Before train.precision, mixed_precision (bool) switched bf16 on CUDA;
-  // configs and model directories of that time still load.
-  bool legacy_mixed_precision = true;
-  if (t.get("mixed_precision", legacy_mixed_precision) && !legacy_mixed_precision &&
-      !section_of(j, "train").contains("precision")) {
-    c.train.precision = "fp32";
-  }
-  t.get("log_every_steps", c.train.log_every_steps);
-  t.get("max_bad_steps", c.train.max_bad_steps);
-  t.reject_unknown();
-
-  SectionReader k(section_of(j, "checkpoint"), "checkpoint", origin);
-  k.get("every_steps", c.checkpoint.every_steps);
-  k.get("keep_last", c.checkpoint.keep_last);
-  k.get("average_last", c.checkpoint.average_last);
-  k.reject_unknown();
-
-  SectionReader s(section_of(j, "valid"), "valid", origin);
-  s.get("every_steps", c.valid.every_steps);
-  s.get("bleu", c.valid.bleu);
-  s.get("beam", c.valid.beam);
-  s.get("final_beam", c.valid.final_beam);
-  s.get("length_penalty", c.valid.length_penalty);
-  s.get("early_stop_patience", c.valid.early_stop_patience);
-  s.get("max_sentences", c.valid.max_sentences);
-  s.reject_unknown();
+  c.train = train_config_from_json(section_of(j, "train"), origin);
+  c.checkpoint = checkpoint_config_from_json(section_of(j, "checkpoint"), origin);
+  c.valid = valid_config_from_json(section_of(j, "valid"), origin);
   return c;
 }
 

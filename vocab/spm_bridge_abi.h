@@ -1,6 +1,6 @@
 // The plain C interface of libnmt_spm_bridge.so, the only code that links
 // SentencePiece. It lives in its own linker namespace (dlmopen, see
-// PLATFORM.md), so nothing but C types may cross: no C++ objects, no
+// docs/sentencepiece_bridge.md), so nothing but C types may cross: no C++ objects, no
 // exceptions, and memory the bridge allocates is freed by nmt_spm_free.
 //
 // Conventions: functions returning int give 0 on success; on failure they set

@@ -1,6 +1,6 @@
 // Finds and loads libnmt_spm_bridge.so into its own linker namespace, once
 // per process, and exposes its C functions. The library itself never links
-// SentencePiece (its protobuf clashes with libtorch's; see PLATFORM.md).
+// SentencePiece (its protobuf clashes with libtorch's; docs/sentencepiece_bridge.md).
 #pragma once
 
 #include <string>
