@@ -13,6 +13,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
+COPY cmake ./cmake
 COPY app ./app
 COPY cli ./cli
 COPY util ./util
