@@ -17,7 +17,9 @@
 
 namespace nmt::storage {
 
-constexpr int kCheckpointFormatVersion = 1;
+// 2: the optimizer section in our own layout (storage/optimizer_bytes.h);
+// version 1 files, with LibTorch's optimizer archive, still load.
+constexpr int kCheckpointFormatVersion = 2;
 
 struct Checkpoint {
   nlohmann::json config;   // the resolved config it was trained with
