@@ -62,9 +62,9 @@ TrainResult Trainer::run() {
                state_.step);
   } else {
     log_->info("training finished at step {}{}", state_.step,
-               state_.early_stopped ? " (early stop)"
+               state_.early_stopped  ? " (early stop)"
                : state_.budget_spent ? fmt::format(" (time budget of {} minutes used)", config_.train.max_minutes)
-                               : std::string());
+                                     : std::string());
   }
   finish_run();
   metrics_->update_plot();
