@@ -23,13 +23,13 @@
 
 #include "bench/bench_input.h"
 #include "bench/op_profile.h"
-#include "bench/proc_status.h"
 #include "cli/run_main.h"
 #include "decode/translation.h"
 #include "eval/bleu.h"
 #include "storage/model_dir.h"
 #include "text/line_reader.h"
 #include "util/error.h"
+#include "util/proc_status.h"
 #include "util/threads.h"
 
 namespace {
@@ -52,7 +52,7 @@ void synchronize(const torch::Device& device) {
 
 // Linux: VmHWM, the peak resident set since the last reset_peak_rss() (or
 // the start); -1 where /proc cannot tell.
-double peak_rss_since_reset_mib() { return nmt::bench::proc_status_mib("VmHWM"); }
+double peak_rss_since_reset_mib() { return nmt::proc_status_mib("VmHWM"); }
 
 // Writing 5 to clear_refs resets VmHWM to the current resident set.
 void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }

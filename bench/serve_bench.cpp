@@ -21,10 +21,10 @@
 #include <thread>
 
 #include "bench/bench_input.h"
-#include "bench/proc_status.h"
 #include "cli/run_main.h"
 #include "text/line_reader.h"
 #include "util/error.h"
+#include "util/proc_status.h"
 
 namespace {
 
@@ -47,7 +47,7 @@ struct Totals {
 };
 
 // Resident memory of `pid` in MiB (VmRSS), 0 if unknown.
-double rss_mib(int pid) { return pid > 0 ? std::max(0.0, nmt::bench::proc_status_mib("VmRSS", pid)) : 0; }
+double rss_mib(int pid) { return pid > 0 ? std::max(0.0, nmt::proc_status_mib("VmRSS", pid)) : 0; }
 
 // One client: requests back to back until `end`; counts only after `timed_from`.
 void client_loop(const Args& a, const std::vector<std::string>& lines, size_t first, Clock::time_point timed_from,

@@ -4,12 +4,12 @@
 
 #include <fstream>
 
-#include "bench/proc_status.h"
 #include "tests/data_test_util.h"
 #include "tests/test_support.h"
 #include "text/line_reader.h"
 #include "text/utf8.h"
 #include "util/error.h"
+#include "util/proc_status.h"
 
 namespace nmt::text {
 namespace {
@@ -129,7 +129,7 @@ TEST(TextLineReader, SkipsAndCountsLinesOverTheLimit) {
 // writing 5 to clear_refs), or -1.
 double reset_peak_rss_mib() {
   std::ofstream("/proc/self/clear_refs") << "5";
-  return bench::proc_status_mib("VmHWM");
+  return proc_status_mib("VmHWM");
 }
 
 TEST(TextLineReader, SkippedLineIsNeverHeldWhole) {
@@ -152,7 +152,7 @@ TEST(TextLineReader, SkippedLineIsNeverHeldWhole) {
   ASSERT_TRUE(reader.next(line));
   EXPECT_EQ(line, "after");
   EXPECT_EQ(reader.line_number(), 3);
-  const double growth_mib = bench::proc_status_mib("VmHWM") - before;  // the peak while reading
+  const double growth_mib = proc_status_mib("VmHWM") - before;  // the peak while reading
   EXPECT_LT(growth_mib, 32) << "reading past a 256 MiB line raised the peak by " << growth_mib << " MiB";
 }
 

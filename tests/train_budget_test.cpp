@@ -2,6 +2,8 @@
 // way out, the final validation's choice that the translator follows, and
 // `trainer --average`.
 #include <filesystem>
+#include <sstream>
+#include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -63,6 +65,18 @@ TEST_F(TrainingBudget, ATinyBudgetStopsCleanlyWithAnAverageAndAChoice) {
   const std::string metrics = test::read_text(dir_.path("run") + "/metrics.jsonl");
   EXPECT_NE(metrics.find("\"final_bleu\""), std::string::npos);
   EXPECT_NE(metrics.find("\"valid_share\""), std::string::npos);
+  // Every training line records the process's resident and peak memory.
+  int train_lines = 0;
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    const auto record = nlohmann::json::parse(line);
+    if (record.at("type") != "train") continue;
+    ++train_lines;
+    const double rss = record.at("rss_mib"), peak = record.at("peak_rss_mib");
+    EXPECT_GT(rss, 10.0) << line;  // LibTorch alone takes more
+    EXPECT_GE(peak, rss) << line;
+  }
+  EXPECT_GT(train_lines, 0);
 
   // The translator follows that choice and says so.
   const std::string translator = test::binary_dir() + "/translator";

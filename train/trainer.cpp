@@ -10,6 +10,7 @@
 
 #include "train/train_step.h"
 #include "util/error.h"
+#include "util/proc_status.h"
 #include "util/random.h"
 #include "util/stop_signal.h"
 
@@ -201,7 +202,10 @@ void Trainer::report_progress(const StepStats& stats) {
                    {"src_tgt_tokens_per_s", interval_.all_tokens_per_s()},
                    {"step_ms", interval_.ms_per_step(interval_.seconds)},
                    {"ranks", world_size()},
-                   {"allreduce_ms_per_step", interval_.ms_per_step(interval_.allreduce_seconds)}});
+                   {"allreduce_ms_per_step", interval_.ms_per_step(interval_.allreduce_seconds)},
+                   // The process's memory now and at its peak (VmRSS, VmHWM), to see it stay flat.
+                   {"rss_mib", proc_status_mib("VmRSS")},
+                   {"peak_rss_mib", proc_status_mib("VmHWM")}});
   interval_ = IntervalStats{};
 }
 

@@ -1,10 +1,11 @@
-// Linux process memory figures from /proc/PID/status, for the benchmarks.
+// Linux process memory figures from /proc/PID/status: what metrics.jsonl
+// records on each training line, and what the benchmarks and tests read.
 #pragma once
 
 #include <fstream>
 #include <string>
 
-namespace nmt::bench {
+namespace nmt {
 
 // `field` ("VmRSS", "VmHWM", ...) of process `pid` (0: this process) in MiB;
 // -1 where /proc cannot tell.
@@ -22,4 +23,4 @@ inline double proc_status_mib(const std::string& field, int pid = 0) {
   return -1;
 }
 
-}  // namespace nmt::bench
+}  // namespace nmt
