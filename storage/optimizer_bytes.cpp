@@ -59,11 +59,12 @@ class SavedAdam {
 
   bool has(const std::string& name) const { return dict_.count(name) > 0; }
 
-  // A moment of `param`, as the parameter's dtype on its device.
+  // A moment of `param`, as the parameter's dtype on its device (the tensor
+  // read from the bytes itself where it already is: nothing else holds it).
   torch::Tensor moment(const std::string& name, const torch::Tensor& param) const {
     const torch::Tensor& t = tensor(name);
     if (!t.sizes().equals(param.sizes())) does_not_fit(origin_, "'" + name + "' has another shape than its parameter");
-    return t.to(param.device(), param.scalar_type()).clone();
+    return t.to(param.device(), param.scalar_type());
   }
 
  private:

@@ -10,9 +10,9 @@ the same bytes and the headers agree on everything but the wall-clock
 figures (state.elapsed_seconds, state.valid_seconds), which no two runs
 share.
 
-LibTorch's optimizer archive keys Adam's state by each parameter's address in
-memory, so its bytes differ between any two processes; where the bytes
-differ, the section is compared by content instead: the same tensors (the
+Checkpoints of format 1 hold LibTorch's optimizer archive, which keys Adam's
+state by each parameter's address in memory, so its bytes differ between any
+two processes; where the bytes differ, the section is compared by content: the same tensors (the
 multiset of their data's SHA-256) under a pickle of the same length.
 Prints one line per part; exits 1 when anything else differs.
 """

@@ -8,7 +8,6 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
-#include "train/train_step.h"
 #include "util/error.h"
 #include "util/proc_status.h"
 #include "util/random.h"
