@@ -3,13 +3,11 @@
 // Each setting runs the trainer's step (forward, label-smoothed loss,
 // backward) and an Adam step on the same synthetic batch; settings take turns
 // over several rounds so machine load drifts evenly across them. Prints target tokens/s per setting and the ratio to
-// the first one. A setting ending in ":mmap" runs with glibc's default
-// allocator behaviour (large blocks mapped and unmapped each time) instead of
-// keep_large_blocks_in_heap. OpenMP's wait policy is fixed at start-up: run
+// the first one. OpenMP's wait policy is fixed at start-up: run
 // once more with OMP_WAIT_POLICY=PASSIVE to compare sleeping idle workers.
 //
 //   train_bench [--config FILE] [--vocab N] [--batch-tokens N] [--len N]
-//               [--steps N] [--rounds N] [--settings 1x1,2x1,2x2,1x2,2x2:mmap]
+//               [--steps N] [--rounds N] [--settings 1x1,2x1,2x2,1x2]
 //               [--precision fp32|bf16]
 #include <chrono>
 #include <cstdio>
@@ -30,7 +28,6 @@ namespace {
 
 struct ThreadSetting {
   int aten = 1, blas = 1;
-  bool heap = true;
   double seconds = 0;
   int64_t tokens = 0;
 };
@@ -41,11 +38,10 @@ std::vector<ThreadSetting> parse_settings(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) {
     ThreadSetting s;
-    char suffix[8] = "";
-    const int fields = std::sscanf(item.c_str(), "%dx%d:%7s", &s.aten, &s.blas, suffix);
-    s.heap = fields == 2;
-    if (fields < 2 || (fields == 3 && std::string(suffix) != "mmap") || s.aten < 1 || s.blas < 1) {
-      throw nmt::UsageError("--settings: '" + item + "' is not ATENxBLAS[:mmap], for example 2x1 or 2x2:mmap.");
+    char rest = 0;
+    const int fields = std::sscanf(item.c_str(), "%dx%d%c", &s.aten, &s.blas, &rest);
+    if (fields != 2 || s.aten < 1 || s.blas < 1) {
+      throw nmt::UsageError("--settings: '" + item + "' is not ATENxBLAS, for example 2x1.");
     }
     settings.push_back(s);
   }
@@ -104,7 +100,7 @@ int64_t train_steps(nmt::model::Transformer& model, torch::optim::Adam& optimize
 
 int bench_main(int argc, char** argv) {
   CLI::App app{"Training speed for several ATen x OpenBLAS thread settings, side by side."};
-  std::string config_path, settings_text = "1x1,2x1,2x2,1x2,2x2:mmap", precision_name = "fp32";
+  std::string config_path, settings_text = "1x1,2x1,2x2,1x2", precision_name = "fp32";
   int64_t vocab = 8000, batch_tokens = 4096, len = 24;
   int steps = 5, rounds = 3;
   app.add_option("--config", config_path, "Training config whose model section is used (default: reference sizes)");
@@ -125,20 +121,21 @@ int bench_main(int argc, char** argv) {
   auto settings = parse_settings(settings_text);
   nmt::model::Transformer model(model_config);
   model->train();
-  torch::optim::Adam optimizer(model->unique_parameters(), torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
+  torch::optim::Adam optimizer(model->unique_parameters(),
+                               torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
   const auto batch = make_batch(batch_tokens / len, len, vocab);
-  std::printf("%s; model d_model %lld, %lld layers, ffn %lld, vocab %lld; batch %lld x %lld; %d steps x %d rounds; OMP_WAIT_POLICY %s\n\n",
-              nmt::precision_name(precision),
-              static_cast<long long>(model_config.d_model), static_cast<long long>(model_config.n_layers),
-              static_cast<long long>(model_config.ffn_hidden), static_cast<long long>(vocab),
-              static_cast<long long>(batch.src.size(0)), static_cast<long long>(len), steps, rounds,
-              std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : "(default)");
+  std::printf(
+      "%s; model d_model %lld, %lld layers, ffn %lld, vocab %lld; batch %lld x %lld; %d steps x %d rounds; "
+      "OMP_WAIT_POLICY %s\n\n",
+      nmt::precision_name(precision), static_cast<long long>(model_config.d_model),
+      static_cast<long long>(model_config.n_layers), static_cast<long long>(model_config.ffn_hidden),
+      static_cast<long long>(vocab), static_cast<long long>(batch.src.size(0)), static_cast<long long>(len), steps,
+      rounds, std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : "(default)");
 
   for (int round = 0; round <= rounds; ++round) {  // round 0 warms up and is not counted
     for (auto& s : settings) {
       nmt::configure_cpu_threads(s.blas, nmt::Precision::kFp32, s.blas);
       at::set_num_threads(s.aten);  // exactly, not the library's default split
-      nmt::keep_large_blocks_in_heap(s.heap);
       const auto start = std::chrono::steady_clock::now();
       const int64_t tokens = train_steps(model, optimizer, batch, precision, round == 0 ? 1 : steps);
       if (round == 0) continue;
@@ -146,13 +143,13 @@ int bench_main(int argc, char** argv) {
       s.tokens += tokens;
     }
   }
-  std::printf("| ATen threads | OpenBLAS threads | large blocks | target tokens/s | s/step | vs first |\n");
-  std::printf("|--------------|------------------|--------------|-----------------|--------|----------|\n");
+  std::printf("| ATen threads | OpenBLAS threads | target tokens/s | s/step | vs first |\n");
+  std::printf("|--------------|------------------|-----------------|--------|----------|\n");
   const double base = settings.front().tokens / settings.front().seconds;
   for (const auto& s : settings) {
     const double rate = s.tokens / s.seconds;
-    std::printf("| %12d | %16d | %-12s | %15.0f | %6.3f | %7.2fx |\n", s.aten, s.blas, s.heap ? "heap" : "mmap", rate,
-                s.seconds / (steps * rounds), rate / base);
+    std::printf("| %12d | %16d | %15.0f | %6.3f | %7.2fx |\n", s.aten, s.blas, rate, s.seconds / (steps * rounds),
+                rate / base);
   }
   return 0;
 }

@@ -6,14 +6,12 @@
 #include <c10/util/Exception.h>
 
 #include "util/error.h"
-#include "util/threads.h"
+#include "util/allocator.h"
 
 namespace nmt::cli {
 
 int run_main(const char* program, const std::function<int()>& body) {
-  // Every executable trains or decodes large tensors: keep them off fresh
-  // pages (1.1-1.4x training speed on these machines, bench/train_bench).
-  keep_large_blocks_in_heap(true);
+  configure_allocator();
   try {
     return body();
   } catch (const CLI::ParseError& e) {

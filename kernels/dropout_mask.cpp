@@ -32,10 +32,36 @@ torch::Tensor dropout_mask(const torch::Tensor& like, double p, uint64_t seed) {
   TORCH_CHECK(like.device().is_cpu(), "dropout_mask makes CPU masks");
   TORCH_CHECK(p >= 0 && p < 1, "dropout probability must lie in [0, 1), got ", p);
   auto mask = torch::empty(like.sizes(), like.options().requires_grad(false));
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, mask.scalar_type(), "dropout_mask", [&] {
-    fill_mask<scalar_t>(mask.data_ptr<scalar_t>(), mask.numel(), p, seed);
-  });
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, mask.scalar_type(), "dropout_mask",
+                                  [&] { fill_mask<scalar_t>(mask.data_ptr<scalar_t>(), mask.numel(), p, seed); });
   return mask;
+}
+
+namespace {
+
+// x * mask, with the mask drawn again from its seed in the backward pass
+// rather than held from forward to backward.
+class SeededDropout : public torch::autograd::Function<SeededDropout> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, double p, int64_t seed) {
+    ctx->saved_data["p"] = p;
+    ctx->saved_data["seed"] = seed;
+    return x * dropout_mask(x, p, static_cast<uint64_t>(seed));
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const double p = ctx->saved_data["p"].toDouble();
+    const auto seed = static_cast<uint64_t>(ctx->saved_data["seed"].toInt());
+    // The gradient has x's shape; the mask depends on shape, dtype and seed only.
+    return {grads[0] * dropout_mask(grads[0], p, seed), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor apply_dropout(const torch::Tensor& x, double p, uint64_t seed) {
+  return SeededDropout::apply(x, p, static_cast<int64_t>(seed));
 }
 
 }  // namespace nmt::kernels

@@ -24,7 +24,7 @@ torch::Tensor DropoutImpl::forward(const torch::Tensor& x) {
   // [any shape] -> same
   if (!is_training() || p_ == 0.0) return x;
   if (!x.device().is_cpu()) return torch::dropout(x, p_, /*train=*/true);
-  return x * kernels::dropout_mask(x, p_, draw_seed());
+  return kernels::apply_dropout(x, p_, draw_seed());
 }
 
 }  // namespace nmt::model

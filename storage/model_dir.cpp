@@ -11,7 +11,7 @@
 #include "storage/state_dict.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
-#include "util/threads.h"
+#include "util/allocator.h"
 
 namespace nmt::storage {
 
@@ -152,9 +152,9 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
   out.step = ckpt.step();
   ckpt = Checkpoint{};
   // The file's bytes and the staging copies of the weights are freed now;
-  // without this the heap (kept large on purpose, util/threads.h) would hold
-  // them for the translator's lifetime.
-  release_free_heap();
+  // without this the allocator (which keeps freed pages, util/allocator.h)
+  // would hold them for the translator's lifetime.
+  release_free_memory();
   return out;
 }
 

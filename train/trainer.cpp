@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "util/allocator.h"
 #include "util/error.h"
 #include "util/proc_status.h"
 #include "util/random.h"
@@ -170,8 +171,8 @@ void Trainer::count_skipped_step() {
   if (++state_.bad_steps_in_a_row >= config_.train.max_bad_steps) {
     throw Error("The loss was not finite for " + std::to_string(state_.bad_steps_in_a_row) +
                     " steps in a row after step " + std::to_string(state_.step) +
-                    "; stopping. The last good checkpoint " +
-                    "is in " + paths_.checkpoints + "; lower train.lr or check the data.",
+                    "; stopping. The last good checkpoint " + "is in " + paths_.checkpoints +
+                    "; lower train.lr or check the data.",
                 kExitOther);
   }
 }
@@ -192,27 +193,36 @@ void Trainer::report_progress(const StepStats& stats) {
   snap.seconds_left = schedule_.seconds_left(state_);
   progress_->update(snap, log_now);
   if (!log_now) return;
-  metrics_->write({{"type", "train"},
-                   {"step", state_.step},
-                   {"epoch", snap.epoch + 1},
-                   {"loss", snap.loss},
-                   {"lr", snap.lr},
-                   {"tokens_per_s", snap.tokens_per_s},
-                   {"src_tgt_tokens_per_s", interval_.all_tokens_per_s()},
-                   {"step_ms", interval_.ms_per_step(interval_.seconds)},
-                   {"ranks", world_size()},
-                   {"allreduce_ms_per_step", interval_.ms_per_step(interval_.allreduce_seconds)},
-                   // The process's memory now and at its peak (VmRSS, VmHWM), to see it stay flat.
-                   {"rss_mib", proc_status_mib("VmRSS")},
-                   {"peak_rss_mib", proc_status_mib("VmHWM")}});
+  nlohmann::json line = {{"type", "train"},
+                         {"step", state_.step},
+                         {"epoch", snap.epoch + 1},
+                         {"loss", snap.loss},
+                         {"lr", snap.lr},
+                         {"tokens_per_s", snap.tokens_per_s},
+                         {"src_tgt_tokens_per_s", interval_.all_tokens_per_s()},
+                         {"step_ms", interval_.ms_per_step(interval_.seconds)},
+                         {"ranks", world_size()},
+                         {"allreduce_ms_per_step", interval_.ms_per_step(interval_.allreduce_seconds)},
+                         // The process's memory now and at its peak (VmRSS, VmHWM), to see it stay flat.
+                         {"rss_mib", proc_status_mib("VmRSS")},
+                         {"peak_rss_mib", proc_status_mib("VmHWM")}};
+  // What of it the program's live allocations take (the rest: code, the allocator's free pages).
+  if (const double allocated = allocated_mib(); allocated >= 0) line["allocated_mib"] = allocated;
+  metrics_->write(line);
   interval_ = IntervalStats{};
 }
 
 void Trainer::validate_and_checkpoint() {
   if (!writer()) return;
   const bool last = finished() && !stop_requested();
-  const bool best = !validator_->empty() && schedule_.validate_now(state_.step, last) && validate();
-  if (schedule_.checkpoint_now(state_.step, best)) save_checkpoint(best);
+  const bool validating = !validator_->empty() && schedule_.validate_now(state_.step, last);
+  const bool best = validating && validate();
+  const bool saving = schedule_.checkpoint_now(state_.step, best);
+  if (saving) save_checkpoint(best);
+  // A validation's decoding and a checkpoint's serialised bytes are one-off
+  // peaks in block sizes that training does not reuse: their pages go back
+  // to the system instead of staying resident (util/allocator.h).
+  if (validating || saving) release_free_memory();
 }
 
 bool Trainer::validate() {

@@ -1,6 +1,5 @@
 #include "util/threads.h"
 
-#include <malloc.h>
 
 #include <thread>
 
@@ -45,13 +44,5 @@ void set_blas_threads(int n) {
   static const auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads");
   if (set) set(n);
 }
-
-void keep_large_blocks_in_heap(bool on) {
-  // glibc's defaults: at most 65536 mappings, trim the heap top above 128 KiB.
-  ::mallopt(M_MMAP_MAX, on ? 0 : 65536);
-  ::mallopt(M_TRIM_THRESHOLD, on ? (1 << 30) : 128 * 1024);
-}
-
-void release_free_heap() { ::malloc_trim(0); }
 
 }  // namespace nmt

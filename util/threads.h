@@ -1,4 +1,4 @@
-// CPU thread and allocator settings. ATen's intra-op pool (OpenMP) and
+// CPU thread settings. ATen's intra-op pool (OpenMP) and
 // OpenBLAS's own pool both start one thread per core by default, and idle
 // OpenMP workers spin while OpenBLAS's threads want the same cores; we size
 // both on purpose. bench/train_bench measures the alternatives side by side.
@@ -28,16 +28,5 @@ int blas_threads();
 
 // Sets OpenBLAS's pool size (nothing when the BLAS is not OpenBLAS).
 void set_blas_threads(int n);
-
-// With `on`, glibc serves large blocks from its heap and keeps freed memory
-// there, instead of mapping fresh pages for every large tensor and unmapping
-// them on free: each step's [batch, len, vocab] logits and their gradients
-// then stop costing page faults (the kernel zeroes every new page).
-// Off restores glibc's defaults.
-void keep_large_blocks_in_heap(bool on);
-
-// Gives the heap's free memory back to the system (glibc's malloc_trim): for
-// after a one-off peak, such as loading a model, that the heap would keep.
-void release_free_heap();
 
 }  // namespace nmt

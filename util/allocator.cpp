@@ -1,0 +1,67 @@
+#include "util/allocator.h"
+
+#include <malloc.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#ifdef NMT_WITH_JEMALLOC
+// jemalloc's control interface (its header would redeclare malloc and friends).
+extern "C" int mallctl(const char* name, void* old_value, size_t* old_length, void* new_value, size_t new_length);
+
+// Read by jemalloc when it starts (a strong definition here overrides the
+// library's weak one); the MALLOC_CONF environment variable still overrides
+// it. Why these settings: util/allocator.h.
+extern "C" const char* malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1,oversize_threshold:0";
+#endif
+
+namespace nmt {
+
+#ifdef NMT_WITH_JEMALLOC
+
+namespace {
+
+// Every arena at once: jemalloc's MALLCTL_ARENAS_ALL.
+constexpr const char* kPurgeAllArenas = "arena.4096.purge";
+
+}  // namespace
+
+std::string allocator_name() {
+  const char* version = nullptr;
+  size_t length = sizeof(version);
+  if (mallctl("version", &version, &length, nullptr, 0) != 0 || version == nullptr) return "jemalloc";
+  return std::string("jemalloc ") + version;
+}
+
+void configure_allocator() {}  // malloc_conf above did it, before the first allocation
+
+void release_free_memory() { mallctl(kPurgeAllArenas, nullptr, nullptr, nullptr, 0); }
+
+double allocated_mib() {
+  uint64_t epoch = 1;  // statistics are a snapshot, refreshed by writing the epoch
+  size_t length = sizeof(epoch);
+  if (mallctl("epoch", &epoch, &length, &epoch, length) != 0) return -1;
+  size_t allocated = 0;
+  length = sizeof(allocated);
+  if (mallctl("stats.allocated", &allocated, &length, nullptr, 0) != 0) return -1;
+  return static_cast<double>(allocated) / (1024.0 * 1024.0);
+}
+
+#else  // glibc's malloc
+
+std::string allocator_name() { return "glibc malloc"; }
+
+void configure_allocator() {
+  // Large blocks from the heap, never mapped afresh, and the heap's top kept
+  // up to 1 GiB: no page faults for each step's large tensors.
+  ::mallopt(M_MMAP_MAX, 0);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+void release_free_memory() { ::malloc_trim(0); }
+
+double allocated_mib() { return -1; }
+
+#endif
+
+}  // namespace nmt
