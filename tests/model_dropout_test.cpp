@@ -1,7 +1,7 @@
 // The fast CPU dropout: the reference's semantics (identity in eval mode;
 // zero with probability p, else scale by 1 / (1 - p)), the keep rate, masks
-// that depend only on (seed, element index), and reproducibility through the
-// global generator.
+// that depend only on (seed, element index), reproducibility through the
+// global generator, and the backward pass's mask drawn again from the seed.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -64,6 +64,18 @@ TEST(Dropout, SameGlobalSeedGivesSameOutputAndGradientIsTheMask) {
   y1.sum().backward();
   auto mask = (y1.detach() / x.detach());
   EXPECT_TRUE(test::tensors_close(x.grad(), mask, 1e-6, 1e-6));
+}
+
+TEST(Dropout, BackwardDrawsTheSameMaskAgainFromItsSeed) {
+  auto x = torch::randn({37, 29}).requires_grad_();
+  const uint64_t seed = 4242;
+  auto y = kernels::apply_dropout(x, 0.3, seed);
+  const auto mask = kernels::dropout_mask(x.detach(), 0.3, seed);
+  EXPECT_TRUE(torch::equal(y.detach(), x.detach() * mask));
+  // The upstream gradient arrives transposed (not contiguous) and not uniform.
+  auto w = torch::randn({29, 37});
+  (y.t() * w).sum().backward();
+  EXPECT_TRUE(torch::equal(x.grad(), w.t() * mask));
 }
 
 }  // namespace
