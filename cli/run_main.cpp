@@ -5,8 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <c10/util/Exception.h>
 
-#include "util/error.h"
 #include "util/allocator.h"
+#include "util/error.h"
 
 namespace nmt::cli {
 

@@ -9,9 +9,9 @@
 
 #include "storage/checkpoint.h"
 #include "storage/state_dict.h"
+#include "util/allocator.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
-#include "util/allocator.h"
 
 namespace nmt::storage {
 

@@ -171,7 +171,7 @@ void Trainer::count_skipped_step() {
   if (++state_.bad_steps_in_a_row >= config_.train.max_bad_steps) {
     throw Error("The loss was not finite for " + std::to_string(state_.bad_steps_in_a_row) +
                     " steps in a row after step " + std::to_string(state_.step) +
-                    "; stopping. The last good checkpoint " + "is in " + paths_.checkpoints +
+                    "; stopping. The last good checkpoint is in " + paths_.checkpoints +
                     "; lower train.lr or check the data.",
                 kExitOther);
   }
@@ -216,13 +216,13 @@ void Trainer::validate_and_checkpoint() {
   if (!writer()) return;
   const bool last = finished() && !stop_requested();
   const bool validating = !validator_->empty() && schedule_.validate_now(state_.step, last);
-  const bool best = validating && validate();
-  const bool saving = schedule_.checkpoint_now(state_.step, best);
-  if (saving) save_checkpoint(best);
+  if (!validating && !schedule_.checkpoint_now(state_.step, false)) return;
   // A validation's decoding and a checkpoint's serialised bytes are one-off
-  // peaks in block sizes that training does not reuse: their pages go back
-  // to the system instead of staying resident (util/allocator.h).
-  if (validating || saving) release_free_memory();
+  // peaks: they allocate apart from the training step's blocks, and their
+  // pages go back to the system when they end (util/allocator.h).
+  SideArena side_arena;
+  const bool best = validating && validate();
+  if (schedule_.checkpoint_now(state_.step, best)) save_checkpoint(best);
 }
 
 bool Trainer::validate() {

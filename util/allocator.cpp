@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #ifdef NMT_WITH_JEMALLOC
 // jemalloc's control interface (its header would redeclare malloc and friends).
@@ -22,9 +23,36 @@ namespace nmt {
 namespace {
 
 // Every arena at once: jemalloc's MALLCTL_ARENAS_ALL.
-constexpr const char* kPurgeAllArenas = "arena.4096.purge";
+constexpr unsigned kAllArenas = 4096;
+
+void purge(unsigned arena) {
+  mallctl(("arena." + std::to_string(arena) + ".purge").c_str(), nullptr, nullptr, nullptr, 0);
+}
+
+// The side arena, made on first use; kAllArenas where jemalloc could not.
+unsigned side_arena() {
+  static const unsigned arena = [] {
+    unsigned index = kAllArenas;
+    size_t length = sizeof(index);
+    return mallctl("arenas.create", &index, &length, nullptr, 0) == 0 ? index : kAllArenas;
+  }();
+  return arena;
+}
 
 }  // namespace
+
+SideArena::SideArena() {
+  unsigned side = side_arena();
+  if (side == kAllArenas) return;
+  size_t length = sizeof(previous_);
+  switched_ = mallctl("thread.arena", &previous_, &length, &side, sizeof(side)) == 0;
+}
+
+SideArena::~SideArena() {
+  if (!switched_) return;
+  mallctl("thread.arena", nullptr, nullptr, &previous_, sizeof(previous_));
+  purge(side_arena());
+}
 
 std::string allocator_name() {
   const char* version = nullptr;
@@ -35,7 +63,7 @@ std::string allocator_name() {
 
 void configure_allocator() {}  // malloc_conf above did it, before the first allocation
 
-void release_free_memory() { mallctl(kPurgeAllArenas, nullptr, nullptr, nullptr, 0); }
+void release_free_memory() { purge(kAllArenas); }
 
 double allocated_mib() {
   uint64_t epoch = 1;  // statistics are a snapshot, refreshed by writing the epoch
@@ -59,6 +87,10 @@ void configure_allocator() {
 }
 
 void release_free_memory() { ::malloc_trim(0); }
+
+SideArena::SideArena() = default;
+
+SideArena::~SideArena() { ::malloc_trim(0); }
 
 double allocated_mib() { return -1; }
 

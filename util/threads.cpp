@@ -1,6 +1,5 @@
 #include "util/threads.h"
 
-
 #include <thread>
 
 #include <ATen/Parallel.h>
