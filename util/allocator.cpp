@@ -1,5 +1,6 @@
 #include "util/allocator.h"
 
+#include <dlfcn.h>
 #include <malloc.h>
 
 #include <cstddef>
@@ -7,9 +8,6 @@
 #include <string>
 
 #ifdef NMT_WITH_JEMALLOC
-// jemalloc's control interface (its header would redeclare malloc and friends).
-extern "C" int mallctl(const char* name, void* old_value, size_t* old_length, void* new_value, size_t new_length);
-
 // Read by jemalloc when it starts (a strong definition here overrides the
 // library's weak one); the MALLOC_CONF environment variable still overrides
 // it. Why these settings: util/allocator.h.
@@ -17,16 +15,23 @@ extern "C" const char* malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1,oversi
 #endif
 
 namespace nmt {
-
-#ifdef NMT_WITH_JEMALLOC
-
 namespace {
+
+// jemalloc's control interface, looked up at run time: the library links no
+// allocator itself (the executables do), so programs built on it without
+// jemalloc (the sanitizer builds, the fuzz targets) run on glibc's malloc.
+using Mallctl = int (*)(const char* name, void* old_value, size_t* old_length, void* new_value, size_t new_length);
+
+Mallctl mallctl() {
+  static const auto function = reinterpret_cast<Mallctl>(::dlsym(RTLD_DEFAULT, "mallctl"));
+  return function;
+}
 
 // Every arena at once: jemalloc's MALLCTL_ARENAS_ALL.
 constexpr unsigned kAllArenas = 4096;
 
 void purge(unsigned arena) {
-  mallctl(("arena." + std::to_string(arena) + ".purge").c_str(), nullptr, nullptr, nullptr, 0);
+  mallctl()(("arena." + std::to_string(arena) + ".purge").c_str(), nullptr, nullptr, nullptr, 0);
 }
 
 // The side arena, made on first use; kAllArenas where jemalloc could not.
@@ -34,66 +39,64 @@ unsigned side_arena() {
   static const unsigned arena = [] {
     unsigned index = kAllArenas;
     size_t length = sizeof(index);
-    return mallctl("arenas.create", &index, &length, nullptr, 0) == 0 ? index : kAllArenas;
+    return mallctl()("arenas.create", &index, &length, nullptr, 0) == 0 ? index : kAllArenas;
   }();
   return arena;
 }
 
 }  // namespace
 
-SideArena::SideArena() {
-  unsigned side = side_arena();
-  if (side == kAllArenas) return;
-  size_t length = sizeof(previous_);
-  switched_ = mallctl("thread.arena", &previous_, &length, &side, sizeof(side)) == 0;
-}
-
-SideArena::~SideArena() {
-  if (!switched_) return;
-  mallctl("thread.arena", nullptr, nullptr, &previous_, sizeof(previous_));
-  purge(side_arena());
-}
-
 std::string allocator_name() {
+  if (!mallctl()) return "glibc malloc";
   const char* version = nullptr;
   size_t length = sizeof(version);
-  if (mallctl("version", &version, &length, nullptr, 0) != 0 || version == nullptr) return "jemalloc";
+  if (mallctl()("version", &version, &length, nullptr, 0) != 0 || version == nullptr) return "jemalloc";
   return std::string("jemalloc ") + version;
 }
 
-void configure_allocator() {}  // malloc_conf above did it, before the first allocation
-
-void release_free_memory() { purge(kAllArenas); }
-
-double allocated_mib() {
-  uint64_t epoch = 1;  // statistics are a snapshot, refreshed by writing the epoch
-  size_t length = sizeof(epoch);
-  if (mallctl("epoch", &epoch, &length, &epoch, length) != 0) return -1;
-  size_t allocated = 0;
-  length = sizeof(allocated);
-  if (mallctl("stats.allocated", &allocated, &length, nullptr, 0) != 0) return -1;
-  return static_cast<double>(allocated) / (1024.0 * 1024.0);
-}
-
-#else  // glibc's malloc
-
-std::string allocator_name() { return "glibc malloc"; }
-
 void configure_allocator() {
-  // Large blocks from the heap, never mapped afresh, and the heap's top kept
-  // up to 1 GiB: no page faults for each step's large tensors.
+  if (mallctl()) return;  // malloc_conf did it, before the first allocation
+  // glibc: large blocks from the heap, never mapped afresh, and the heap's
+  // top kept up to 1 GiB: no page faults for each step's large tensors.
   ::mallopt(M_MMAP_MAX, 0);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
-void release_free_memory() { ::malloc_trim(0); }
+void release_free_memory() {
+  if (mallctl()) {
+    purge(kAllArenas);
+  } else {
+    ::malloc_trim(0);
+  }
+}
 
-SideArena::SideArena() = default;
+SideArena::SideArena() {
+  if (!mallctl()) return;
+  unsigned side = side_arena();
+  if (side == kAllArenas) return;
+  size_t length = sizeof(previous_);
+  switched_ = mallctl()("thread.arena", &previous_, &length, &side, sizeof(side)) == 0;
+}
 
-SideArena::~SideArena() { ::malloc_trim(0); }
+SideArena::~SideArena() {
+  if (!mallctl()) {
+    ::malloc_trim(0);
+    return;
+  }
+  if (!switched_) return;
+  mallctl()("thread.arena", nullptr, nullptr, &previous_, sizeof(previous_));
+  purge(side_arena());
+}
 
-double allocated_mib() { return -1; }
-
-#endif
+double allocated_mib() {
+  if (!mallctl()) return -1;
+  uint64_t epoch = 1;  // statistics are a snapshot, refreshed by writing the epoch
+  size_t length = sizeof(epoch);
+  if (mallctl()("epoch", &epoch, &length, &epoch, length) != 0) return -1;
+  size_t allocated = 0;
+  length = sizeof(allocated);
+  if (mallctl()("stats.allocated", &allocated, &length, nullptr, 0) != 0) return -1;
+  return static_cast<double>(allocated) / (1024.0 * 1024.0);
+}
 
 }  // namespace nmt
