@@ -5,7 +5,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include "util/blas_symbol.h"
+#include "util/runtime_symbol.h"
 #include "util/precision.h"
 
 namespace nmt::kernels {
@@ -18,7 +18,7 @@ enum CblasTranspose { kNoTrans = 111, kTrans = 112 };
 using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 
 SgemmFn cblas_sgemm() {
-  static const auto fn = blas_symbol<SgemmFn>("cblas_sgemm");
+  static const auto fn = runtime_symbol<SgemmFn>("cblas_sgemm");
   return fn;
 }
 

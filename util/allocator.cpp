@@ -1,11 +1,12 @@
 #include "util/allocator.h"
 
-#include <dlfcn.h>
 #include <malloc.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "util/runtime_symbol.h"
 
 #ifdef NMT_WITH_JEMALLOC
 // Read by jemalloc when it starts (a strong definition here overrides the
@@ -23,7 +24,7 @@ namespace {
 using Mallctl = int (*)(const char* name, void* old_value, size_t* old_length, void* new_value, size_t new_length);
 
 Mallctl mallctl() {
-  static const auto function = reinterpret_cast<Mallctl>(::dlsym(RTLD_DEFAULT, "mallctl"));
+  static const auto function = runtime_symbol<Mallctl>("mallctl");
   return function;
 }
 

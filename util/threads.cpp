@@ -4,7 +4,7 @@
 
 #include <ATen/Parallel.h>
 
-#include "util/blas_symbol.h"
+#include "util/runtime_symbol.h"
 
 namespace nmt {
 
@@ -35,12 +35,12 @@ ThreadPlan configure_cpu_threads(int n, Precision precision, int blas) {
 
 int blas_threads() {
   // Looked up once: decoding asks at every linear layer (model/inference_weights).
-  static const auto get = blas_symbol<int (*)()>("openblas_get_num_threads");
+  static const auto get = runtime_symbol<int (*)()>("openblas_get_num_threads");
   return get ? get() : -1;
 }
 
 void set_blas_threads(int n) {
-  static const auto set = blas_symbol<void (*)(int)>("openblas_set_num_threads");
+  static const auto set = runtime_symbol<void (*)(int)>("openblas_set_num_threads");
   if (set) set(n);
 }
 
