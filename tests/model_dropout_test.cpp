@@ -78,5 +78,22 @@ TEST(Dropout, BackwardDrawsTheSameMaskAgainFromItsSeed) {
   EXPECT_TRUE(torch::equal(x.grad(), w.t() * mask));
 }
 
+// The vectorised paths (float, bfloat16) against the mask: every element,
+// over lengths that leave a tail after the widest vectors, and a NaN that
+// stays NaN where its element is dropped, as x * mask keeps it.
+TEST(Dropout, VectorisedPathsEqualTheMaskProductForEveryDtype) {
+  for (auto dtype : {torch::kFloat, torch::kBFloat16, torch::kDouble}) {
+    for (int64_t n : {1, 15, 16, 33, 40001}) {
+      auto x = torch::randn({n}).to(dtype);
+      x[0] = std::nan("");
+      const auto y = kernels::apply_dropout(x, 0.1, 99);
+      const auto mask = kernels::dropout_mask(x, 0.1, 99);
+      const auto want = x * mask;
+      EXPECT_TRUE(torch::equal(y.isnan(), want.isnan())) << dtype << " n " << n;
+      EXPECT_TRUE(torch::equal(y.nan_to_num(0), want.nan_to_num(0))) << dtype << " n " << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nmt::model
