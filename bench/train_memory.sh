@@ -60,7 +60,7 @@ for k in "${!trainers[@]}"; do
     END {
       mib = 1024
       printf "| %s | %s | %.0f MiB | %.0f MiB | %.0f MiB (%+.1f%%) | %.0f MiB | %s | %s |\n", name, trainer,
-             peak / mib, at5 / mib, after / mib, at5 > 0 ? 100 * (after - at5) / at5 : 0, last / mib, steps, bleu
+             peak / mib, at5 / mib, after / mib, (at5 > 0 ? 100 * (after - at5) / at5 : 0), last / mib, steps, bleu
     }' "$out/$name.rss"
 done
 exit $status

@@ -1,7 +1,8 @@
 // Resident memory while training (not timed): the training step over batches
 // of ever-changing shapes stops growing after a warm-up that has seen the
 // largest batch (and a leak of 256 KiB a step is seen), and the allocator
-// hands a one-off peak back when asked.
+// hands a one-off peak back when asked, or when its free pages pass the
+// highest step peak by a margin.
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -16,6 +17,7 @@
 #include "tests/test_support.h"
 #include "train/train_step.h"
 #include "util/allocator.h"
+#include "util/free_page_bound.h"
 #include "util/proc_status.h"
 
 namespace nmt {
@@ -154,6 +156,32 @@ TEST(Allocator, ASideArenaGivesItsPagesBackAtItsEnd) {
     EXPECT_GT(proc_status_mib("VmRSS"), before + 200) << allocator_name();
   }
   EXPECT_LT(proc_status_mib("VmRSS"), before + 50) << allocator_name();
+}
+
+// A step that needs 128 MiB, then a one-off 384 MiB between steps: the pages
+// kept from the one-off pass the bound (the highest step peak x 1.25), so they
+// go back after the next step, and only then.
+TEST(FreePageBound, GivesBackTheFreePagesAboveTheHighestStepPeak) {
+  SKIP_UNDER_ASAN();
+  if (allocator_name().rfind("jemalloc", 0) != 0) GTEST_SKIP() << "the bound needs jemalloc's counters";
+  release_free_memory();
+  FreePageBound bound(0.25);
+  const auto step = [&bound] {
+    bound.step_begins();
+    auto activations = torch::ones({32 << 20}, torch::kFloat);  // 128 MiB, every page touched
+    activations.reset();
+    return bound.step_ended();
+  };
+  EXPECT_FALSE(step());
+  EXPECT_GE(bound.highest_peak_mib(), 128);
+  torch::ones({96 << 20}, torch::kFloat);  // 384 MiB, freed at once; its pages stay with the allocator
+  const double held = proc_status_mib("VmRSS");
+  EXPECT_GT(static_cast<double>(allocator_stats().resident), 1.25 * bound.highest_peak_mib() * (1 << 20));
+  EXPECT_TRUE(step());
+  EXPECT_EQ(bound.purges(), 1);
+  EXPECT_LT(proc_status_mib("VmRSS"), held - 250);
+  EXPECT_FALSE(step());  // the step's own 128 MiB again: within the bound
+  EXPECT_EQ(bound.purges(), 1);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ TrainResult Trainer::run() {
         break;
       }
       auto started = std::chrono::steady_clock::now();
+      free_pages_.step_begins();
       StepStats stats = train_step();
       interval_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (stats.done) break;
@@ -153,6 +154,7 @@ Trainer::StepStats Trainer::train_step() {
 }
 
 void Trainer::after_step(const StepStats& stats) {
+  free_pages_.step_ended();
   check_time_budget();
   if (stats.skipped) {
     count_skipped_step();
@@ -207,7 +209,12 @@ void Trainer::report_progress(const StepStats& stats) {
                          {"rss_mib", proc_status_mib("VmRSS")},
                          {"peak_rss_mib", proc_status_mib("VmHWM")}};
   // What of it the program's live allocations take (the rest: code, the allocator's free pages).
-  if (const double allocated = allocated_mib(); allocated >= 0) line["allocated_mib"] = allocated;
+  if (const double allocated = allocated_mib(); allocated >= 0) {
+    line["allocated_mib"] = allocated;
+    // The most one step has needed so far, and how often the free pages above it went back (util/free_page_bound.h).
+    line["step_peak_mib"] = free_pages_.highest_peak_mib();
+    line["free_page_purges"] = free_pages_.purges();
+  }
   metrics_->write(line);
   interval_ = IntervalStats{};
 }

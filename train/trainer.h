@@ -31,6 +31,7 @@
 #include "train/train_step.h"
 #include "train/validation.h"
 #include "util/config.h"
+#include "util/free_page_bound.h"
 #include "vocab/vocabularies.h"
 
 namespace spdlog {
@@ -136,6 +137,7 @@ class Trainer {
   TrainerOptions options_;
   storage::ModelDirPaths paths_;
   RunSchedule schedule_;  // when to log, validate, checkpoint and stop
+  FreePageBound free_pages_;  // the allocator's free pages kept between steps
   std::shared_ptr<spdlog::logger> log_;
   torch::Device device_{torch::kCPU};
   StepSettings step_settings_;  // device, precision, pad id, smoothing: fixed for the run

@@ -91,13 +91,31 @@ SideArena::~SideArena() {
 
 double allocated_mib() {
   if (!mallctl()) return -1;
+  return static_cast<double>(allocator_stats().allocated) / (1024.0 * 1024.0);
+}
+
+AllocatorStats allocator_stats() {
+  AllocatorStats stats;
+  if (!mallctl()) return stats;
   uint64_t epoch = 1;  // statistics are a snapshot, refreshed by writing the epoch
   size_t length = sizeof(epoch);
-  if (mallctl()("epoch", &epoch, &length, &epoch, length) != 0) return -1;
-  size_t allocated = 0;
-  length = sizeof(allocated);
-  if (mallctl()("stats.allocated", &allocated, &length, nullptr, 0) != 0) return -1;
-  return static_cast<double>(allocated) / (1024.0 * 1024.0);
+  if (mallctl()("epoch", &epoch, &length, &epoch, length) != 0) return stats;
+  size_t value = 0;
+  length = sizeof(value);
+  if (mallctl()("stats.allocated", &value, &length, nullptr, 0) == 0) stats.allocated = value;
+  if (mallctl()("stats.resident", &value, &length, nullptr, 0) == 0) stats.resident = value;
+  return stats;
+}
+
+void reset_thread_peak() {
+  if (mallctl()) mallctl()("thread.peak.reset", nullptr, nullptr, nullptr, 0);
+}
+
+uint64_t thread_peak_bytes() {
+  uint64_t peak = 0;
+  size_t length = sizeof(peak);
+  if (!mallctl() || mallctl()("thread.peak.read", &peak, &length, nullptr, 0) != 0) return 0;
+  return peak;
 }
 
 }  // namespace nmt

@@ -29,6 +29,7 @@
 // blocks kept in the heap, malloc_trim where a phase ends.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace nmt {
@@ -63,5 +64,17 @@ class SideArena {
 // Bytes the program has allocated and not freed, in MiB, by the allocator's
 // count; -1 where the allocator does not say (glibc).
 double allocated_mib();
+
+// The allocator's counts, in bytes; zeros where it keeps none (glibc).
+struct AllocatorStats {
+  uint64_t allocated = 0;  // live bytes the program asked for
+  uint64_t resident = 0;   // pages the allocator holds in memory, its free ones included
+};
+AllocatorStats allocator_stats();
+
+// The calling thread's allocated-minus-freed bytes: the most they reached
+// since the last reset (jemalloc's thread.peak); 0 without jemalloc.
+void reset_thread_peak();
+uint64_t thread_peak_bytes();
 
 }  // namespace nmt
