@@ -160,12 +160,13 @@ TEST(Allocator, ASideArenaGivesItsPagesBackAtItsEnd) {
 
 // A step that needs 128 MiB, then a one-off 384 MiB between steps: the pages
 // kept from the one-off pass the bound (the highest step peak x 1.25), so they
-// go back after the next step, and only then.
+// go back after the next step, and only then; a second one-off right after is
+// left until the steps between purges have passed.
 TEST(FreePageBound, GivesBackTheFreePagesAboveTheHighestStepPeak) {
   SKIP_UNDER_ASAN();
   if (allocator_name().rfind("jemalloc", 0) != 0) GTEST_SKIP() << "the bound needs jemalloc's counters";
   release_free_memory();
-  FreePageBound bound(0.25);
+  FreePageBound bound(0.25, 3);
   const auto step = [&bound] {
     bound.step_begins();
     auto activations = torch::ones({32 << 20}, torch::kFloat);  // 128 MiB, every page touched
@@ -182,6 +183,10 @@ TEST(FreePageBound, GivesBackTheFreePagesAboveTheHighestStepPeak) {
   EXPECT_LT(proc_status_mib("VmRSS"), held - 250);
   EXPECT_FALSE(step());  // the step's own 128 MiB again: within the bound
   EXPECT_EQ(bound.purges(), 1);
+  torch::ones({96 << 20}, torch::kFloat);
+  EXPECT_FALSE(step());  // the third step since the purge
+  EXPECT_TRUE(step());
+  EXPECT_EQ(bound.purges(), 2);
 }
 
 }  // namespace
