@@ -54,6 +54,33 @@ class PeerModel(nn.Module):
         return self.out(h)
 
 
+def resident_kib(field="VmRSS"):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def train_for(a, step, batches):
+    """--minutes: the memory run of bench/train_memory_peer.sh; prints steps, tokens/s and peak RSS."""
+    log = open(a.rss_log, "w") if a.rss_log else None
+    start = time.perf_counter()
+    next_sample, steps, tokens = 0.0, 0, 0
+    while True:
+        elapsed = time.perf_counter() - start
+        if elapsed >= next_sample and log:
+            log.write(f"{int(elapsed)} {resident_kib()} {steps}\n")
+            log.flush()
+            next_sample += 15
+        if elapsed >= 60 * a.minutes:
+            break
+        tokens += step(*batches[steps % len(batches)])
+        steps += 1
+    print(json.dumps({"steps": steps, "tokens_per_s": tokens / elapsed, "seconds": elapsed,
+                      "peak_rss_mib": resident_kib("VmHWM") / 1024}))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--batches", required=True)
@@ -67,6 +94,9 @@ def main():
     p.add_argument("--threads", type=int, default=1, help="ATen (OpenMP) threads")
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--minutes", type=float, default=0,
+                   help="train this long instead of --steps, through the batches in order, cycling")
+    p.add_argument("--rss-log", help="with --minutes: 'seconds resident_KiB steps' every 15 s to this file")
     a = p.parse_args()
 
     torch.set_num_threads(a.threads)
@@ -88,6 +118,9 @@ def main():
         opt.step()
         return tokens
 
+    if a.minutes > 0:
+        train_for(a, step, batches)
+        return
     for i in range(a.warmup):
         step(*batches[i % len(batches)])
     tokens = 0
