@@ -14,11 +14,11 @@
 // thread.peak counter) and, after it, the allocator's resident bytes. When
 // they pass the highest step peak seen times (1 + slack), every free page goes
 // back to the system; the next step faults in what it uses, once. At most
-// one purge every min_steps_between steps
-// keeps that cost small when the pages pile up again quickly, as they do: in
-// the recipe's 60-minute run the bound acted 158 times in 3,970 steps and the
-// resident set still swung by up to 30% between purges (README, Memory). It
-// bounds the memory; it does not make it flat.
+// one purge every min_steps_between steps keeps that cost small when the
+// pages pile up again quickly, as they do: in the recipe's 60-minute run the
+// bound acted 158 times in 3,970 steps and the resident set still swung by up
+// to 30% between purges (README, Memory). It bounds the memory; it does not
+// make it flat.
 //
 // Without jemalloc (glibc builds) it does nothing.
 #pragma once
