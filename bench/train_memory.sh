@@ -24,16 +24,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do trainers+=("$1"); shift; done
 [ ${#trainers[@]} -le "$(nproc)" ] || { echo "$0: ${#trainers[@]} trainers but $(nproc) cores" >&2; exit 2; }
 mkdir -p "$out"
 
-sample() {  # PID FILE: VmRSS every 15 s while PID lives
-  local pid=$1 file=$2 start
-  start=$(date +%s)
-  : > "$file"
-  while kill -0 "$pid" 2> /dev/null; do
-    kib=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2> /dev/null || true)
-    [ -n "$kib" ] && echo "$(($(date +%s) - start)) $kib" >> "$file"
-    sleep 15
-  done
-}
+source "$(dirname "$0")/rss_sample.sh"  # sample PID FILE
 
 pids=()
 for k in "${!trainers[@]}"; do
@@ -54,7 +45,7 @@ echo "|---|---|---|---|---|---|---|---|"
 for k in "${!trainers[@]}"; do
   name=run$((k + 1))
   steps=$(grep -o '"step":[0-9]*' "$out/$name/metrics.jsonl" | tail -n 1 | cut -d: -f2)
-  bleu=$(grep -o '"final_bleu":[0-9.]*' "$out/$name/metrics.jsonl" | cut -d: -f2 | sort -n | tail -n 1)
+  bleu=$(grep -o '"final_bleu":[0-9.]*' "$out/$name/metrics.jsonl" | cut -d: -f2 | sort -n | tail -n 1 || true)
   awk -v name="$name" -v trainer="${trainers[$k]}" -v steps="${steps:--}" -v bleu="${bleu:--}" '
     { if ($2 > peak) peak = $2; if ($1 <= 300) at5 = $2; else if ($2 > after) after = $2; last = $2 }
     END {

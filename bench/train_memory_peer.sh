@@ -30,16 +30,7 @@ param() { "$python" -c "import json,sys; print(json.load(open('$config'))['$1'][
 "$build/peer_batches_bench" --config "$config" --run "$out/prep" --write "$out/batches.pt" \
   --count $((minutes * 60 * 3)) > "$out/prep.log" 2>&1
 
-sample() {  # PID FILE: VmRSS every 15 s while PID lives
-  local pid=$1 file=$2 start
-  start=$(date +%s)
-  : > "$file"
-  while kill -0 "$pid" 2> /dev/null; do
-    kib=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2> /dev/null || true)
-    [ -n "$kib" ] && echo "$(($(date +%s) - start)) $kib" >> "$file"
-    sleep 15
-  done
-}
+source "$(dirname "$0")/rss_sample.sh"  # sample PID FILE
 
 taskset -c 0 "$build/trainer" --config "$config" --out "$out/ours" --set train.threads=1 \
   --set train.precision="$precision" --set train.max_minutes="$minutes" > "$out/ours.log" 2>&1 &
