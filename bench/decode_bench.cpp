@@ -34,7 +34,7 @@
 
 namespace {
 
-using nmt::decode::SentenceTranslation;
+using nmt::decode::LineTranslation;
 using nmt::decode::Translator;
 using nmt::decode::TranslatorOptions;
 
@@ -75,7 +75,7 @@ Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<s
   synchronize(device);
   reset_peak_rss();
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<SentenceTranslation> out = translator.translate(lines);
+  const std::vector<LineTranslation> out = translator.translate(lines);
   synchronize(device);
   Measurement m;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -83,7 +83,8 @@ Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<s
   m.sentences = static_cast<int64_t>(lines.size());
   for (const auto& t : out) {
     m.texts.push_back(t.texts.empty() ? std::string() : t.texts.front());
-    m.outputs.push_back(t.hypotheses.empty() ? std::vector<int64_t>{} : t.hypotheses.front().tokens);
+    // Bench lines are single sentences within the model's length: one piece each.
+    m.outputs.push_back(t.hypotheses.empty() ? std::vector<int64_t>{} : t.hypotheses.front().front().tokens);
     m.target_tokens += static_cast<int64_t>(m.outputs.back().size()) + 1;  // eos included
   }
   return m;

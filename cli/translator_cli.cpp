@@ -19,6 +19,7 @@
 #include "cli/translator_score.h"
 #include "cli/translator_serve.h"
 #include "decode/attention_svg.h"
+#include "data/language_pair.h"
 #include "decode/translation_stream.h"
 #include "storage/model_dir.h"
 #include "storage/state_dict.h"
@@ -80,6 +81,8 @@ void add_options(CLI::App& app, Args& a) {
                  "Batches decoded at once on the CPU, each on one thread (0: one per CPU thread; 1: each batch on "
                  "all threads). Not with --serve")
       ->capture_default_str();
+  app.add_flag("--split-sentences", a.options.split_sentences,
+               "Each input line is a paragraph: split it into sentences (ICU) and rebuild it with its spacing");
   app.add_option("text", a.text, "Sentences to translate, one per argument");
   add_serve_options(app, a.serve);
 }
@@ -129,16 +132,19 @@ torch::Device resolve_device(const std::string& name) {
   return cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
 
-void write_attention_svg(decode::Translator& translator, const decode::SentenceTranslation& t, const Args& a,
+// The line's first piece (its first sentence, or the first piece of a long one).
+void write_attention_svg(decode::Translator& translator, const decode::LineTranslation& t, const Args& a,
                          int64_t index) {
-  const auto weights = translator.cross_attention(t.source, t.hypotheses.front().tokens, a.attention_layer);
+  const auto& source = t.plan.pieces.front();
+  const auto& best = t.hypotheses.front().front();
+  const auto weights = translator.cross_attention(source, best.tokens, a.attention_layer);
   const auto& src = *translator.vocabs().src;
   const auto& tgt = *translator.vocabs().tgt;
   decode::AttentionPicture p;
   p.source_labels.push_back(src.id_to_piece(src.bos_id()));
-  for (int64_t id : t.source) p.source_labels.push_back(src.id_to_piece(static_cast<int32_t>(id)));
+  for (int64_t id : source) p.source_labels.push_back(src.id_to_piece(static_cast<int32_t>(id)));
   p.source_labels.push_back(src.id_to_piece(src.eos_id()));
-  for (int64_t id : t.hypotheses.front().tokens) p.target_labels.push_back(tgt.id_to_piece(static_cast<int32_t>(id)));
+  for (int64_t id : best.tokens) p.target_labels.push_back(tgt.id_to_piece(static_cast<int32_t>(id)));
   p.target_labels.push_back(tgt.id_to_piece(tgt.eos_id()));
   const auto w = weights.contiguous();
   for (int64_t r = 0; r < w.size(0); ++r) {
@@ -151,7 +157,7 @@ void write_attention_svg(decode::Translator& translator, const decode::SentenceT
   write_file_atomically(a.svg_path, decode::attention_svg(p));
 }
 
-void write_translation(std::ostream& out, int64_t index, const decode::SentenceTranslation& t, bool nbest) {
+void write_translation(std::ostream& out, int64_t index, const decode::LineTranslation& t, bool nbest) {
   if (!nbest) {
     out << (t.texts.empty() ? std::string() : t.texts.front()) << '\n';
     return;
@@ -162,7 +168,7 @@ void write_translation(std::ostream& out, int64_t index, const decode::SentenceT
   }
   char score[32];
   for (size_t k = 0; k < t.texts.size(); ++k) {
-    std::snprintf(score, sizeof score, "%.4f", t.hypotheses[k].score);
+    std::snprintf(score, sizeof score, "%.4f", t.scores[k]);
     out << index << " ||| " << t.texts[k] << " ||| " << score << '\n';
   }
 }
@@ -179,41 +185,59 @@ struct RunContext {
   TranslationOutput& out;
   std::optional<ReferenceScorer>& refs;
   bool interactive = false;
-  bool svg_written = false, truncation_warned = false;
+  std::vector<int64_t> cut_lines{};  // longer than the reader holds (text::kMaxLineBytes)
+  bool svg_written = false;
 };
 
-void on_translation(RunContext& c, int64_t index, const decode::SentenceTranslation& t) {
+void on_translation(RunContext& c, int64_t index, const decode::LineTranslation& t) {
   const std::string where = "line " + std::to_string(index + 1) + " of " + input_name(c.args);
-  if (t.invalid_utf8) {
+  if (t.plan.invalid_utf8) {
     std::cerr << "translator: warning: " << where << " is not valid UTF-8; its translation is left empty.\n";
-  }
-  if (t.truncated && !c.truncation_warned) {
-    std::cerr << "translator: warning: " << where << " is longer than the model's " << c.translator.max_source_tokens()
-              << " source tokens; such lines are truncated to fit (warned once).\n";
-    c.truncation_warned = true;
   }
   write_translation(c.out.stream(), index, t, c.args.options.search.nbest > 1);
   if (c.interactive) c.out.stream().flush();
   if (c.refs) c.refs->add(index, t.texts.empty() ? std::string() : t.texts.front());
-  if (!c.args.svg_path.empty() && !c.svg_written && !t.hypotheses.empty()) {
+  if (!c.args.svg_path.empty() && !c.svg_written && !t.texts.empty()) {
     write_attention_svg(c.translator, t, c.args, index);
     c.svg_written = true;
   }
+}
+
+// "3, 5, 9" (the first ten, then "...").
+std::string line_list(const std::vector<int64_t>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size() && i < 10; ++i) out += (i ? ", " : "") + std::to_string(lines[i]);
+  if (lines.size() > 10) out += ", ...";
+  return out;
+}
+
+// Sentences split from paragraphs and sentences too long for the model, counted.
+void print_summary(const RunContext& c, const decode::StreamReport& report) {
+  if (!c.args.options.split_sentences && report.long_sentences == 0) return;
+  std::cerr << "translator: " << report.lines << " line(s), " << report.sentences << " sentence(s)";
+  if (report.long_sentences > 0) {
+    std::cerr << ", " << report.long_sentences << " of them longer than the model's "
+              << c.translator.max_source_tokens() << " source tokens and translated in pieces (" << report.pieces
+              << " pieces translated in all)";
+  }
+  std::cerr << ".\n";
 }
 
 int report_end(const RunContext& c, const decode::StreamReport& report) {
   if (!c.args.svg_path.empty() && !c.svg_written) {
     std::cerr << "translator: warning: no line was translated, so " << c.args.svg_path << " was not written.\n";
   }
+  print_summary(c, report);
+  if (!c.cut_lines.empty()) {
+    std::cerr << "translator: warning: " << c.cut_lines.size() << " line(s) of " << input_name(c.args)
+              << " are longer than " << text::kMaxLineBytes << " bytes (line " << line_list(c.cut_lines)
+              << "); only their first " << text::kMaxLineBytes << " bytes were translated.\n";
+  }
   int code = kExitOk;
   if (!report.invalid_lines.empty()) {
-    std::string lines;
-    for (size_t i = 0; i < report.invalid_lines.size() && i < 10; ++i) {
-      lines += (i ? ", " : "") + std::to_string(report.invalid_lines[i]);
-    }
-    if (report.invalid_lines.size() > 10) lines += ", ...";
     std::cerr << "translator: error: " << report.invalid_lines.size() << " line(s) of " << input_name(c.args)
-              << " are not valid UTF-8 (line " << lines << "); their translations were left empty.\n";
+              << " are not valid UTF-8 (line " << line_list(report.invalid_lines)
+              << "); their translations were left empty.\n";
     code = kExitData;
   }
   if (c.refs) c.refs->print();  // the last line on stderr
@@ -258,6 +282,7 @@ int run_translation(Args& a) {
   if (!a.score_ref.empty()) refs.emplace(a.score_ref);
   std::ifstream file;
   if (!a.input.empty()) file = open_input(a.input);
+  a.options.source_language = data::language_pair(loaded.config.data).source;
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
   RunContext c{a, translator, out, refs};
@@ -265,12 +290,12 @@ int run_translation(Args& a) {
   if (!a.text.empty()) {
     source = decode::vector_lines(a.text);
   } else {
-    source = decode::istream_lines(a.input.empty() ? std::cin : file);
+    source = decode::istream_lines(a.input.empty() ? std::cin : file, text::kMaxLineBytes, &c.cut_lines);
     // Typed lines are answered one by one instead of waiting for a chunk.
     c.interactive = a.input.empty() && ::isatty(STDIN_FILENO);
   }
   const auto report = decode::translate_stream(translator, source, c.interactive ? 1 : kChunkLines,
-                                              [&c](int64_t i, const decode::SentenceTranslation& t) {
+                                              [&c](int64_t i, const decode::LineTranslation& t) {
                                                 on_translation(c, i, t);
                                               });
   if (refs) refs->finish(report.lines);

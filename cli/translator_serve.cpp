@@ -7,6 +7,7 @@
 
 #include "data/language_pair.h"
 #include "serve/http_server.h"
+#include "serve/text_translation.h"
 #include "storage/model_dir.h"
 #include "util/error.h"
 #include "util/stop_signal.h"
@@ -68,7 +69,7 @@ int run_server(const ServeArgs& s, const std::string& model_dir, const std::stri
   std::cerr << "translator: listening on " << address << " (loading the model; /ready says 503 until then)\n";
   const auto loaded = storage::load_model_dir(model_dir, checkpoint, device);
   const auto pair = served_pair(loaded, model_dir);
-  translator.emplace(loaded.model, loaded.vocabs, options);
+  translator.emplace(loaded.model, loaded.vocabs, serve::serving_options(options, pair.source));
   const std::string description = loaded.checkpoint_path + " (step " + std::to_string(loaded.step) +
                                   (loaded.why.empty() ? "" : "; " + loaded.why) + ")";
   server.serve_model(*translator, pair, description);

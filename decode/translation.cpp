@@ -8,7 +8,6 @@
 #include "decode/beam_search.h"
 #include "decode/model_scorer.h"
 #include "decode/parallel_batches.h"
-#include "text/utf8.h"
 #include "util/error.h"
 
 namespace nmt::decode {
@@ -67,6 +66,7 @@ Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, Tra
     : Translator(model, target_ids_of(checked(vocabs)), checked(vocabs).src->bos_id(), checked(vocabs).src->eos_id(),
                  options) {
   vocabs_ = std::move(vocabs);
+  planner_.emplace(vocabs_.src, max_source_tokens(), options_.split_sentences, options_.source_language);
 }
 
 Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,
@@ -82,41 +82,33 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
 
 int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2; }
 
-SentenceTranslation Translator::encode(const std::string& line) const {
-  if (!vocabs_.src) throw DataError("This translator was built without vocabularies; it cannot translate text.");
-  SentenceTranslation out;
-  if (text::find_invalid_utf8(line) != line.size()) {
-    out.invalid_utf8 = true;
-    return out;
-  }
-  const auto ids = vocabs_.src->encode(line);
-  out.source.assign(ids.begin(), ids.end());
-  if (static_cast<int64_t>(out.source.size()) > max_source_tokens()) {
-    out.source.resize(max_source_tokens());
-    out.truncated = true;
-  }
-  return out;
+LinePlan Translator::plan(const std::string& line) const {
+  if (!planner_) throw DataError("This translator was built without vocabularies; it cannot translate text.");
+  return planner_->plan(line);
 }
 
-void Translator::attach(SentenceTranslation& translation, std::vector<Hypothesis> hypotheses) const {
-  translation.hypotheses = std::move(hypotheses);
-  translation.texts.clear();
-  for (const auto& h : translation.hypotheses) translation.texts.push_back(vocabs_.tgt->decode(h.tokens));
+LineTranslation Translator::rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const {
+  return rebuild_line(std::move(plan), std::move(hypotheses), *vocabs_.tgt);
 }
 
-std::vector<SentenceTranslation> Translator::translate(const std::vector<std::string>& lines) {
-  std::vector<SentenceTranslation> out;
-  out.reserve(lines.size());
-  std::vector<std::vector<int64_t>> sources;
-  std::vector<size_t> where;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    out.push_back(encode(lines[i]));
-    if (out[i].source.empty()) continue;  // empty line: empty output, no model call
-    sources.push_back(out[i].source);
-    where.push_back(i);
+std::vector<LineTranslation> Translator::translate(const std::vector<std::string>& lines) {
+  std::vector<LinePlan> plans;
+  plans.reserve(lines.size());
+  std::vector<std::vector<int64_t>> sources;  // every piece of every line: one set of batches
+  for (const auto& line : lines) {
+    plans.push_back(plan(line));
+    for (const auto& piece : plans.back().pieces) sources.push_back(piece);
   }
   auto hyps = translate_ids(sources);
-  for (size_t k = 0; k < where.size(); ++k) attach(out[where[k]], std::move(hyps[k]));
+  std::vector<LineTranslation> out;
+  out.reserve(lines.size());
+  size_t next = 0;
+  for (auto& p : plans) {
+    std::vector<std::vector<Hypothesis>> mine(std::make_move_iterator(hyps.begin() + next),
+                                              std::make_move_iterator(hyps.begin() + next + p.pieces.size()));
+    next += p.pieces.size();
+    out.push_back(rebuild(std::move(p), std::move(mine)));
+  }
   return out;
 }
 

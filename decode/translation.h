@@ -1,14 +1,16 @@
-// Translation of text lines with a loaded model: encoding (sos ... eos,
-// truncated to the model's max_len), batching of length-sorted sentences,
-// search, detokenizing, and results back in input order.
+// Translation of text lines with a loaded model: planning each line into
+// pieces that fit the model (decode/line_plan.h), batching of length-sorted
+// pieces, search, rebuilding each line, and results back in input order.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <torch/types.h>
 
 #include "decode/hypothesis.h"
+#include "decode/line_plan.h"
 #include "decode/search_options.h"
 #include "model/transformer.h"
 #include "util/precision.h"
@@ -23,15 +25,11 @@ struct TranslatorOptions {
   // Batches decoded at once, each on one core (decode/parallel_batches.h);
   // 1: one batch at a time on every thread the process has.
   int64_t parallel_batches = 1;
+  // Each line a paragraph, split into sentences by ICU's rules for
+  // source_language (the model's source code; "" for language-neutral rules).
+  bool split_sentences = false;
+  std::string source_language;
   void validate() const;    // UsageError naming the option
-};
-
-struct SentenceTranslation {
-  std::vector<int64_t> source;        // subword ids used, without sos/eos (after truncation)
-  std::vector<Hypothesis> hypotheses;  // best first; empty for an empty or invalid line
-  std::vector<std::string> texts;     // hypotheses detokenized
-  bool truncated = false;             // the source was cut to fit the model's max_len
-  bool invalid_utf8 = false;          // the line was not UTF-8; it got no translation
 };
 
 class Translator {
@@ -45,7 +43,7 @@ class Translator {
 
   // One result per line, in the order of `lines`. A line that is empty (or
   // only whitespace), or not valid UTF-8, gets no hypotheses.
-  std::vector<SentenceTranslation> translate(const std::vector<std::string>& lines);
+  std::vector<LineTranslation> translate(const std::vector<std::string>& lines);
 
   // Sources as subword ids without sos/eos, each at most max_source_tokens():
   // hypotheses per source, in input order. Sorts by length into batches of
@@ -60,11 +58,11 @@ class Translator {
                                 int64_t layer);
 
   // The two halves of translate(), for callers that batch lines themselves
-  // (the server): encode() checks UTF-8 and encodes one line, truncated to
-  // max_source_tokens() (thread-safe; no model call); attach() stores the
-  // hypotheses that translate_ids() found for its `source` and detokenizes them.
-  SentenceTranslation encode(const std::string& line) const;
-  void attach(SentenceTranslation& translation, std::vector<Hypothesis> hypotheses) const;
+  // (the server): plan() checks UTF-8 and splits and encodes one line
+  // (thread-safe; no model call); rebuild() puts together the line from the
+  // hypotheses that translate_ids() found for each of its plan's pieces.
+  LinePlan plan(const std::string& line) const;
+  LineTranslation rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const;
 
   // Longest source the model takes: max_len minus sos and eos.
   int64_t max_source_tokens() const;
@@ -81,6 +79,7 @@ class Translator {
   TranslatorOptions options_;
   SearchIds ids_;
   int64_t source_bos_, source_eos_;
+  std::optional<LinePlanner> planner_;  // with vocabularies only
   torch::Device device_;
 };
 

@@ -21,8 +21,11 @@ StreamReport translate_stream(Translator& translator, const LineSource& source, 
     const auto results = translator.translate(chunk);
     for (size_t i = 0; i < results.size(); ++i) {
       const int64_t index = report.lines + static_cast<int64_t>(i);
-      if (results[i].invalid_utf8) report.invalid_lines.push_back(index + 1);
-      if (results[i].truncated) ++report.truncated_lines;
+      const LinePlan& plan = results[i].plan;
+      if (plan.invalid_utf8) report.invalid_lines.push_back(index + 1);
+      report.sentences += plan.sentences;
+      report.long_sentences += plan.long_sentences;
+      report.pieces += static_cast<int64_t>(plan.pieces.size());
       sink(index, results[i]);
     }
     report.lines += static_cast<int64_t>(results.size());
@@ -33,11 +36,13 @@ StreamReport translate_stream(Translator& translator, const LineSource& source, 
 namespace {
 
 // One line of `in` into `line` (cleared first), at most max_bytes of it; the
-// rest of a longer line is consumed and dropped. False at the end of input.
-bool read_bounded_line(std::istream& in, std::string& line, size_t max_bytes) {
+// rest of a longer line is consumed and dropped, and `cut` says so. False at
+// the end of input.
+bool read_bounded_line(std::istream& in, std::string& line, size_t max_bytes, bool& cut) {
   line.clear();
   std::streambuf* buffer = in.rdbuf();
-  bool any = false, cut = false;
+  bool any = false;
+  cut = false;
   for (;;) {
     const int c = buffer->sbumpc();
     if (c == std::char_traits<char>::eof()) break;
@@ -63,16 +68,18 @@ bool read_bounded_line(std::istream& in, std::string& line, size_t max_bytes) {
 
 }  // namespace
 
-LineSource istream_lines(std::istream& in, size_t max_line_bytes) {
-  auto first = std::make_shared<bool>(true);
-  return [&in, first, max_line_bytes](std::string& line) {
-    if (!read_bounded_line(in, line, max_line_bytes)) {
-      if (in.bad()) throw DataError("Reading the input failed after " + std::string(*first ? "0" : "some") + " lines.");
+LineSource istream_lines(std::istream& in, size_t max_line_bytes, std::vector<int64_t>* cut_lines) {
+  auto number = std::make_shared<int64_t>(0);  // of the last line read
+  return [&in, number, max_line_bytes, cut_lines](std::string& line) {
+    bool cut = false;
+    if (!read_bounded_line(in, line, max_line_bytes, cut)) {
+      if (in.bad()) throw DataError("Reading the input failed after line " + std::to_string(*number) + ".");
       return false;
     }
+    const bool first = ++*number == 1;
+    if (cut && cut_lines) cut_lines->push_back(*number);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (*first && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-    *first = false;
+    if (first && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     return true;
   };
 }

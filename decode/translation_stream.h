@@ -17,12 +17,14 @@ namespace nmt::decode {
 // Produces the next input line (without its line end); false at the end.
 using LineSource = std::function<bool(std::string& line)>;
 // Receives each line's translation, index 0-based, in input order.
-using TranslationSink = std::function<void(int64_t index, const SentenceTranslation& translation)>;
+using TranslationSink = std::function<void(int64_t index, const LineTranslation& translation)>;
 
 struct StreamReport {
   int64_t lines = 0;
   std::vector<int64_t> invalid_lines;  // 1-based numbers of lines that were not UTF-8
-  int64_t truncated_lines = 0;         // sources cut to the model's max_len
+  int64_t sentences = 0;               // sentences of all lines (a line is one unless split)
+  int64_t long_sentences = 0;          // of them, longer than the model takes: translated in pieces
+  int64_t pieces = 0;                  // sources the model translated
 };
 
 StreamReport translate_stream(Translator& translator, const LineSource& source, int64_t chunk_lines,
@@ -31,10 +33,11 @@ StreamReport translate_stream(Translator& translator, const LineSource& source, 
 // Lines of a stream; strips a trailing CR and the byte-order mark of line 1.
 // A line longer than max_line_bytes is kept to its first max_line_bytes
 // (ending on a whole UTF-8 character) and the rest is read past without
-// being held: the model truncates sources to its max_len tokens anyway, far
-// fewer, so the translation is that of the line's beginning either way, and
-// a line without breaks cannot take the memory.
-LineSource istream_lines(std::istream& in, size_t max_line_bytes = text::kMaxLineBytes);
+// being held, so that a file without line breaks cannot take the memory; the
+// 1-based numbers of such lines go to `cut_lines` (when given) for the caller
+// to report.
+LineSource istream_lines(std::istream& in, size_t max_line_bytes = text::kMaxLineBytes,
+                         std::vector<int64_t>* cut_lines = nullptr);
 // The strings of `lines`, one each (the vector must outlive the source).
 LineSource vector_lines(const std::vector<std::string>& lines);
 

@@ -7,7 +7,8 @@
 namespace nmt::serve {
 
 struct Batcher::Request {
-  std::vector<decode::SentenceTranslation> results;
+  std::vector<decode::LinePlan> plans;
+  std::vector<std::vector<std::vector<decode::Hypothesis>>> hypotheses;  // per line, per piece
   std::mutex mutex;
   std::condition_variable done;
   size_t pending = 0;  // sentences not yet translated
@@ -47,19 +48,33 @@ void Batcher::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
-std::vector<decode::SentenceTranslation> Batcher::translate(const std::vector<std::string>& lines) {
+std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::string>& lines) {
   auto request = std::make_shared<Request>();
-  request->results.reserve(lines.size());
+  request->plans.reserve(lines.size());
   std::vector<Item> items;
   const auto now = std::chrono::steady_clock::now();
-  for (const auto& line : lines) {
-    request->results.push_back(translator_.encode(line));  // in this thread: encoding runs in parallel
-    const auto& source = request->results.back().source;
-    if (!source.empty()) {
-      items.push_back({request, request->results.size() - 1, static_cast<int64_t>(source.size()), now});
+  int64_t sentences = 0, long_sentences = 0;
+  for (size_t l = 0; l < lines.size(); ++l) {
+    request->plans.push_back(translator_.plan(lines[l]));  // in this thread: planning runs in parallel
+    const auto& plan = request->plans.back();
+    request->hypotheses.emplace_back(plan.pieces.size());
+    for (size_t p = 0; p < plan.pieces.size(); ++p) {
+      items.push_back({request, l, p, static_cast<int64_t>(plan.pieces[p].size()), now});
     }
+    sentences += plan.sentences;
+    long_sentences += plan.long_sentences;
   }
-  if (items.empty()) return std::move(request->results);
+  metrics_.count_sentences(sentences, long_sentences);
+  if (!items.empty()) enqueue_and_wait(request, items);
+  std::vector<decode::LineTranslation> results;
+  results.reserve(lines.size());
+  for (size_t l = 0; l < lines.size(); ++l) {  // detokenizing, in this thread too
+    results.push_back(translator_.rebuild(std::move(request->plans[l]), std::move(request->hypotheses[l])));
+  }
+  return results;
+}
+
+void Batcher::enqueue_and_wait(const std::shared_ptr<Request>& request, std::vector<Item>& items) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) throw ShuttingDown("The server is shutting down; no new translations are taken.");
@@ -79,7 +94,6 @@ std::vector<decode::SentenceTranslation> Batcher::translate(const std::vector<st
   std::unique_lock<std::mutex> lock(request->mutex);
   request->done.wait(lock, [&] { return request->pending == 0; });
   if (request->error) std::rethrow_exception(request->error);
-  return std::move(request->results);
 }
 
 void Batcher::run() {
@@ -125,17 +139,15 @@ void Batcher::translate_round(std::vector<Item>& round) {
   sources.reserve(round.size());
   int64_t source_tokens = 0, target_tokens = 0;
   for (const auto& item : round) {
-    sources.push_back(item.request->results[item.index].source);
+    sources.push_back(item.request->plans[item.line].pieces[item.piece]);
     source_tokens += item.tokens;
   }
   std::exception_ptr error;
   try {
     auto hypotheses = translator_.translate_ids(sources);
     for (size_t k = 0; k < round.size(); ++k) {
-      auto& result = round[k].request->results[round[k].index];
-      translator_.attach(result, std::move(hypotheses[k]));
-      if (!result.hypotheses.empty())
-        target_tokens += static_cast<int64_t>(result.hypotheses.front().tokens.size()) + 1;
+      if (!hypotheses[k].empty()) target_tokens += static_cast<int64_t>(hypotheses[k].front().tokens.size()) + 1;
+      round[k].request->hypotheses[round[k].line][round[k].piece] = std::move(hypotheses[k]);
     }
   } catch (...) {
     error = std::current_exception();

@@ -1,5 +1,6 @@
-// Batching across requests. HTTP threads encode their lines and wait; one
-// worker thread gathers the sentences of all pending requests into a round,
+// Batching across requests. HTTP threads plan their lines (split into
+// sentences and pieces that fit the model, and encoded) and wait; one
+// worker thread gathers the pieces of all pending requests into a round,
 // oldest first, up to a budget (sentences and source tokens) or until it has
 // waited a few milliseconds for company, translates the round as the command
 // line translates a file (sorted by length into batches of the translator's
@@ -62,8 +63,8 @@ class Batcher {
 
   // Translates `lines` in order, blocking the caller. Empty and invalid lines
   // are answered without the model. Throws QueueFull when the queue cannot
-  // take all of them, and rethrows what translating threw.
-  std::vector<decode::SentenceTranslation> translate(const std::vector<std::string>& lines);
+  // take all of their pieces, and rethrows what translating threw.
+  std::vector<decode::LineTranslation> translate(const std::vector<std::string>& lines);
 
   // Translates what is queued, then ends the worker; later calls throw.
   void stop();
@@ -72,11 +73,12 @@ class Batcher {
   struct Request;
   struct Item {
     std::shared_ptr<Request> request;
-    size_t index;    // into the request's results
+    size_t line, piece;  // into the request's plans
     int64_t tokens;  // source tokens
     std::chrono::steady_clock::time_point arrived;
   };
 
+  void enqueue_and_wait(const std::shared_ptr<Request>& request, std::vector<Item>& items);
   void run();
   std::vector<Item> next_round();
   bool budget_full() const;  // with mutex_ held

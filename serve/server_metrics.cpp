@@ -57,6 +57,11 @@ void ServerMetrics::count_round(int64_t sentences, int64_t source_tokens, int64_
   round_sentences_.observe(static_cast<double>(sentences));
 }
 
+void ServerMetrics::count_sentences(int64_t sentences, int64_t long_sentences) {
+  request_sentences_ += static_cast<uint64_t>(sentences);
+  long_sentences_ += static_cast<uint64_t>(long_sentences);
+}
+
 std::string ServerMetrics::prometheus_text() const {
   std::string out;
   header(out, "nmt_requests_total", "counter", "HTTP requests answered, by route and status code.");
@@ -66,7 +71,13 @@ std::string ServerMetrics::prometheus_text() const {
       out += fmt::format("nmt_requests_total{{route=\"{}\",code=\"{}\"}} {}\n", key.first, key.second, count);
     }
   }
-  header(out, "nmt_sentences_total", "counter", "Sentences translated by the model (empty lines not counted).");
+  header(out, "nmt_request_sentences_total", "counter", "Sentences found in the requests' texts (by ICU's rules).");
+  out += fmt::format("nmt_request_sentences_total {}\n", request_sentences_.load());
+  header(out, "nmt_long_sentences_total", "counter",
+         "Sentences longer than the model takes, split at their best boundaries and translated in pieces.");
+  out += fmt::format("nmt_long_sentences_total {}\n", long_sentences_.load());
+  header(out, "nmt_sentences_total", "counter",
+         "Sources translated by the model: sentences, and the pieces of long ones (empty lines not counted).");
   out += fmt::format("nmt_sentences_total {}\n", sentences_.load());
   header(out, "nmt_source_tokens_total", "counter", "Source subword tokens translated.");
   out += fmt::format("nmt_source_tokens_total {}\n", source_tokens_.load());

@@ -1,6 +1,7 @@
 // What the server counts, exposed as Prometheus text on GET /metrics:
-// requests by route and status, sentences and tokens translated, the queue,
-// round sizes and request latency as histograms.
+// requests by route and status, sentences found (and split to fit the
+// model), sources and tokens translated, the queue, round sizes and request
+// latency as histograms.
 #pragma once
 
 #include <array>
@@ -34,7 +35,10 @@ class ServerMetrics {
  public:
   ServerMetrics();
   void count_request(const std::string& route, int status, double seconds);
+  // `sentences`: sources translated together (sentences and pieces of long ones).
   void count_round(int64_t sentences, int64_t source_tokens, int64_t target_tokens);
+  // Sentences of a request's texts, and how many of them were too long for the model.
+  void count_sentences(int64_t sentences, int64_t long_sentences);
   void set_queue(int64_t sentences) { queue_sentences_ = sentences; }
   void set_ready(bool ready) { ready_ = ready; }
   std::string prometheus_text() const;
@@ -43,6 +47,7 @@ class ServerMetrics {
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, int>, uint64_t> requests_;  // (route, status) -> count
   std::atomic<uint64_t> sentences_{0}, source_tokens_{0}, target_tokens_{0}, rounds_{0};
+  std::atomic<uint64_t> request_sentences_{0}, long_sentences_{0};
   std::atomic<int64_t> queue_sentences_{0};
   std::atomic<bool> ready_{false};
   Histogram latency_, round_sentences_;

@@ -6,6 +6,13 @@
 #include "text/utf8.h"
 
 namespace nmt::serve {
+
+decode::TranslatorOptions serving_options(decode::TranslatorOptions options, const std::string& source_language) {
+  options.split_sentences = true;
+  options.source_language = source_language;
+  return options;
+}
+
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0;
@@ -58,10 +65,10 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
       for (size_t l = first_line[t]; l < first_line[t + 1]; ++l) {
         const auto& line = translated[l];
         if (l > first_line[t]) joined += '\n';
-        if (line.texts.empty()) continue;  // empty line
+        if (line.texts.empty()) continue;  // blank line
         const size_t pick = std::min(k, line.texts.size() - 1);
         joined += line.texts[pick];
-        score += line.hypotheses[pick].score;
+        score += line.scores[pick];
       }
       out[t].hypotheses.push_back(std::move(joined));
       out[t].scores.push_back(score);

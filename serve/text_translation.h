@@ -1,15 +1,21 @@
-// Texts as the APIs carry them (a text may hold several lines) translated
-// line by line through the batcher and put back together: line k of a text's
-// n-th hypothesis is the n-th hypothesis of its line k.
+// Texts as the APIs carry them (a text may hold several lines, each a
+// paragraph that the batcher's translator splits into sentences) translated
+// through the batcher and put back together: line k of a text's n-th
+// hypothesis is the n-th hypothesis of its line k.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "decode/translation.h"
 #include "serve/batcher.h"
 
 namespace nmt::serve {
+
+// The server's translator options: the command line's, with every line a
+// paragraph split into sentences by the rules of `source_language`.
+decode::TranslatorOptions serving_options(decode::TranslatorOptions options, const std::string& source_language);
 
 struct TextTranslation {
   std::vector<std::string> hypotheses;  // best first; at least one (empty text: "")

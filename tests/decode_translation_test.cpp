@@ -60,8 +60,13 @@ TEST_F(TranslatorText, EmptyLinesGiveEmptyOutputsAndOrderIsKept) {
     EXPECT_TRUE(out[i].texts.empty()) << "line " << i;
   }
   for (size_t i : {0u, 2u, 4u, 5u}) {
-    ASSERT_EQ(out[i].hypotheses.size(), 2u) << "line " << i;
-    EXPECT_EQ(out[i].texts[0], vocabs_->tgt->decode(out[i].hypotheses[0].tokens));
+    ASSERT_EQ(out[i].hypotheses.size(), out[i].plan.pieces.size()) << "line " << i;
+    ASSERT_EQ(out[i].hypotheses[0].size(), 2u) << "line " << i;
+    ASSERT_EQ(out[i].texts.size(), 2u) << "line " << i;
+    if (out[i].plan.pieces.size() == 1) {  // line 4 is longer than this model takes: two pieces
+      EXPECT_EQ(out[i].texts[0], vocabs_->tgt->decode(out[i].hypotheses[0][0].tokens));
+      EXPECT_EQ(out[i].scores[1], out[i].hypotheses[0][1].score);
+    }
     // Each line alone gives the same result: nothing moved between lines.
     const auto alone = t.translate({kLines[i]});
     EXPECT_EQ(alone[0].texts, out[i].texts) << "line " << i;
@@ -73,39 +78,63 @@ TEST_F(TranslatorText, InvalidUtf8LineIsFlaggedAndOthersTranslate) {
   std::vector<std::string> lines = kLines;
   lines[2] = "Ein \xC3\x28 Hund.";
   const auto out = t.translate(lines);
-  EXPECT_TRUE(out[2].invalid_utf8);
+  EXPECT_TRUE(out[2].plan.invalid_utf8);
   EXPECT_TRUE(out[2].hypotheses.empty());
+  EXPECT_TRUE(out[2].texts.empty());
   const auto clean = t.translate(kLines);
   for (size_t i : {0u, 4u, 5u}) {
-    EXPECT_FALSE(out[i].invalid_utf8);
+    EXPECT_FALSE(out[i].plan.invalid_utf8);
     EXPECT_EQ(out[i].texts, clean[i].texts) << "line " << i;
   }
 }
 
-TEST_F(TranslatorText, OverlongLineIsTruncatedToTheModel) {
+// Nothing is cut: every token of an over-long line goes to the model in
+// pieces that fit, and the line is rebuilt from the pieces' translations.
+TEST_F(TranslatorText, OverlongLineIsTranslatedWholeInPieces) {
   auto t = make(2, 4, 12);
   std::string longest;
   for (int i = 0; i < 40; ++i) longest += "Ein Mann sieht dem Hund und ";
+  longest.pop_back();
   const auto out = t.translate({longest, "Ein Haus."});
-  EXPECT_TRUE(out[0].truncated);
-  EXPECT_EQ(static_cast<int64_t>(out[0].source.size()), t.max_source_tokens());
-  EXPECT_FALSE(out[0].hypotheses.empty());
-  EXPECT_FALSE(out[1].truncated);
-  for (const auto& h : out[0].hypotheses) EXPECT_LE(static_cast<int64_t>(h.tokens.size()) + 1, 12);
+  const LinePlan& plan = out[0].plan;
+  EXPECT_EQ(plan.sentences, 1);
+  EXPECT_EQ(plan.long_sentences, 1);
+  ASSERT_GT(plan.pieces.size(), 1u);
+  std::vector<int64_t> all;
+  for (const auto& piece : plan.pieces) {
+    EXPECT_LE(static_cast<int64_t>(piece.size()), t.max_source_tokens());
+    all.insert(all.end(), piece.begin(), piece.end());
+  }
+  const auto whole = vocabs_->src->encode(longest);
+  EXPECT_EQ(all, std::vector<int64_t>(whole.begin(), whole.end()));  // cut at word boundaries: the same tokens
+  for (size_t k = 1; k + 1 < plan.gaps.size(); ++k) EXPECT_EQ(plan.gaps[k], " ");
+  // The line is its pieces' best translations joined by the source's spaces.
+  ASSERT_EQ(out[0].hypotheses.size(), plan.pieces.size());
+  std::string joined;
+  for (size_t k = 0; k < plan.pieces.size(); ++k) {
+    const std::string piece = vocabs_->tgt->decode(out[0].hypotheses[k][0].tokens);
+    joined += (k && !joined.empty() && !piece.empty() ? " " : "") + piece;
+  }
+  EXPECT_EQ(out[0].texts[0], joined);
+  EXPECT_EQ(out[1].plan.long_sentences, 0);
+  EXPECT_EQ(out[1].plan.pieces.size(), 1u);
 }
 
 // A line without breaks must not take the translator's memory: it is read to
-// its first max_line_bytes (a whole UTF-8 character last) and the rest passed.
+// its first max_line_bytes (a whole UTF-8 character last), the rest passed,
+// and the line's number reported.
 TEST(IstreamLines, LongLinesAreCutOnACharacterAndTheRestSkipped) {
   std::istringstream in(std::string(100, 'x') + "\r\n" + std::string(30, 'y') + "\n" +
                         "\xE6\x97\xA5\xE6\x97\xA5\xE6\x97\xA5\n" + "\xC3\xA4\xC3\xA4\n" + "last");
-  const LineSource source = istream_lines(in, 7);
+  std::vector<int64_t> cut;
+  const LineSource source = istream_lines(in, 7, &cut);
   std::vector<std::string> lines;
   for (std::string line; source(line);) lines.push_back(line);
   // 7 bytes: "xxxxxxx"; 7 of 30 y; two of three 3-byte characters (6 bytes);
   // "ää" is 4 bytes, whole; the last line without a line end.
   EXPECT_EQ(lines, (std::vector<std::string>{"xxxxxxx", "yyyyyyy", "\xE6\x97\xA5\xE6\x97\xA5", "\xC3\xA4\xC3\xA4",
                                              "last"}));
+  EXPECT_EQ(cut, (std::vector<int64_t>{1, 2, 3}));
 }
 
 TEST_F(TranslatorText, StreamInChunksMatchesOneCallAndCountsLines) {
@@ -115,7 +144,7 @@ TEST_F(TranslatorText, StreamInChunksMatchesOneCallAndCountsLines) {
   text = "\xEF\xBB\xBF" + text + "Ein \xFF.\n";      // BOM, then an invalid line
   std::istringstream in(text);
   std::vector<std::pair<int64_t, std::string>> seen;
-  const auto report = translate_stream(t, istream_lines(in), 4, [&](int64_t i, const SentenceTranslation& r) {
+  const auto report = translate_stream(t, istream_lines(in), 4, [&](int64_t i, const LineTranslation& r) {
     seen.emplace_back(i, r.texts.empty() ? "" : r.texts[0]);
   });
   EXPECT_EQ(report.lines, static_cast<int64_t>(kLines.size()) + 1);
@@ -132,12 +161,14 @@ TEST_F(TranslatorText, CrossAttentionRowsAreDistributions) {
   auto t = make(1, 1);
   const auto out = t.translate({"Ein Mann sieht dem Hund."});
   const auto& r = out[0];
-  const auto w = t.cross_attention(r.source, r.hypotheses[0].tokens, -1);
+  const auto& source = r.plan.pieces.at(0);
+  const auto& best = r.hypotheses.at(0).at(0);
+  const auto w = t.cross_attention(source, best.tokens, -1);
   ASSERT_EQ(w.dim(), 2);
-  EXPECT_EQ(w.size(0), static_cast<int64_t>(r.hypotheses[0].tokens.size()) + 1);
-  EXPECT_EQ(w.size(1), static_cast<int64_t>(r.source.size()) + 2);
+  EXPECT_EQ(w.size(0), static_cast<int64_t>(best.tokens.size()) + 1);
+  EXPECT_EQ(w.size(1), static_cast<int64_t>(source.size()) + 2);
   EXPECT_TRUE(torch::allclose(w.sum(1), torch::ones({w.size(0)}), 1e-4, 1e-5));
-  EXPECT_THROW(t.cross_attention(r.source, r.hypotheses[0].tokens, 2), UsageError);
+  EXPECT_THROW(t.cross_attention(source, best.tokens, 2), UsageError);
 }
 
 TEST(AttentionSvg, EscapesLabelsAndDrawsEveryCell) {

@@ -76,6 +76,27 @@ TEST_F(HttpServer, BothApisGiveTheCommandLinesTranslations) {
   EXPECT_EQ(body_of(c.Get("/languages"))[0].at("targets"), json::array({"en"}));
 }
 
+// The server splits every text into sentences as the command line's
+// --split-sentences does, translates a sentence longer than the model in
+// pieces, and counts both on /metrics.
+TEST_F(HttpServer, ParagraphsAreSplitIntoSentencesAndLongSentencesCounted) {
+  const std::string paragraph = "Ein Mann sieht einen Hund.  Eine Frau liest ein Buch! Wo ist das Haus?";
+  std::string long_sentence;
+  while (long_sentence.size() < 5000) long_sentence += "ein Mann sieht dem Hund und ";
+  long_sentence.pop_back();
+  const auto expected = test::cli_translations(model_dir(), {paragraph, long_sentence}, "--split-sentences");
+  ASSERT_EQ(expected.size(), 2u);
+  test::ServedModel served(model_dir(), {}, {});
+  auto c = served.client();
+  const auto r = c.Post("/translate", json{{"q", {paragraph, long_sentence}}, {"source", "de"}, {"target", "en"}}.dump(),
+                        "application/json");
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(body_of(r).at("translatedText"), json(expected));
+  const std::string metrics = c.Get("/metrics")->body;
+  EXPECT_NE(metrics.find("\nnmt_request_sentences_total 4\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nnmt_long_sentences_total 1\n"), std::string::npos) << metrics;
+}
+
 TEST_F(HttpServer, NBestAndAlternativesAreTheCommandLinesNBest) {
   // The command line's n-best lines: INDEX ||| HYPOTHESIS ||| SCORE.
   const auto lines = test::cli_translations(model_dir(), {kLines[0]}, "--beam 3 --nbest 2");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "serve/http_server.h"
+#include "serve/text_translation.h"
 #include "storage/model_dir.h"
 #include "tests/model_dir_test_util.h"
 #include "tests/train_test_util.h"
@@ -50,8 +51,9 @@ class ServedModel {
   ~ServedModel() { server_->stop(); }
   void load_model() {
     loaded_ = storage::load_model_dir(model_dir_, "", torch::kCPU);
-    translator_.emplace(loaded_->model, loaded_->vocabs, decoding_);
-    server_->serve_model(*translator_, data::language_pair(loaded_->config.data), "test model");
+    const auto pair = data::language_pair(loaded_->config.data);
+    translator_.emplace(loaded_->model, loaded_->vocabs, serve::serving_options(decoding_, pair.source));  // as run_server
+    server_->serve_model(*translator_, pair, "test model");
   }
   httplib::Client client() const {
     httplib::Client c("127.0.0.1", port_);

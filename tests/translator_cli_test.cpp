@@ -153,6 +153,57 @@ TEST_F(TranslatorWithModel, TranslatesEachArgumentToOneLine) {
   EXPECT_EQ(piped.out, r.out);
 }
 
+// --split-sentences: a paragraph translates exactly as its sentences on
+// lines of their own, rebuilt with its spacing, and the summary counts them.
+TEST_F(TranslatorWithModel, SplitSentencesTranslatesAParagraphAsItsSentences) {
+  const std::vector<std::string> s = {"Ein Mann sieht dem Hund.", "Ein Kind fährt!", "Wo ist das Haus?",
+                                      "Der Hund spielt mit dem Ball.", "Ein Mann geht."};
+  const std::vector<std::string> gaps = {"  ", " ", "\t", " "};
+  std::string lines, paragraph = s[0];
+  for (size_t k = 0; k < s.size(); ++k) lines += s[k] + "\n";
+  for (size_t k = 1; k < s.size(); ++k) paragraph += gaps[k - 1] + s[k];
+  const auto each = run_translator(model_arg(), lines);
+  ASSERT_EQ(each.code, 0) << each.err;
+  const auto t = lines_of(each.out);
+  ASSERT_EQ(t.size(), 5u);
+  std::string expected;
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (!t[k].empty()) expected += (expected.empty() ? "" : gaps[k - 1]) + t[k];
+  }
+  const auto r = run_translator(model_arg() + " --split-sentences", paragraph + "\n\nEin Haus.\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto out = lines_of(r.out);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  EXPECT_EQ(out[0], expected);
+  EXPECT_EQ(out[1], "");
+  EXPECT_NE(r.err.find("3 line(s), 6 sentence(s)."), std::string::npos) << r.err;
+  // Without the flag the paragraph is one sentence, longer than this tiny
+  // model's 38 tokens: it is cut, at its sentence ends first, and counted.
+  const auto whole = run_translator(model_arg(), paragraph + "\n");
+  EXPECT_NE(whole.err.find("1 line(s), 1 sentence(s), 1 of them longer"), std::string::npos) << whole.err;
+}
+
+// A sentence of 5,000 characters without punctuation is not cut: it is
+// translated in pieces that fit the model, and counted.
+TEST_F(TranslatorWithModel, ASentenceLongerThanTheModelIsTranslatedInPiecesAndCounted) {
+  std::string sentence;
+  while (sentence.size() < 5000) sentence += "ein Mann sieht dem Hund und ";
+  sentence.pop_back();
+  const auto r = run_translator(model_arg(), sentence + "\nEin Haus.\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.out).size(), 2u);
+  const std::regex counted(R"(2 line\(s\), 2 sentence\(s\), 1 of them longer than the model's 38 source tokens )"
+                           R"(and translated in pieces \(([0-9]+) pieces translated in all\))");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, counted)) << r.err;
+  EXPECT_GE(std::stoi(m[1]), 30);  // about 1,000 tokens in pieces of at most 38
+  // A line past the reader's 64 KiB is cut there, and the warning says so.
+  const auto huge = run_translator(model_arg(), std::string(70000, 'x') + "\n");
+  ASSERT_EQ(huge.code, 0) << huge.err;
+  EXPECT_NE(huge.err.find("1 line(s) of standard input are longer than 65536 bytes (line 1)"), std::string::npos)
+      << huge.err;
+}
+
 TEST_F(TranslatorWithModel, InvalidUtf8LineIsReportedAndOthersStillTranslate) {
   const auto good = run_translator(model_arg() + " 'Ein Mann.' 'Ein Hund.'");
   ASSERT_EQ(good.code, 0) << good.err;

@@ -1,0 +1,31 @@
+// A sentence longer than the model takes, cut into pieces that fit: at the
+// best boundary available, nearest the middle, again and again until every
+// piece fits. Best first: sentence ends (ICU; a line not split into sentences
+// may hold several), clause punctuation (", ", "; ", ": ", dashes, and the
+// full-width marks of Chinese and Japanese), whitespace, then ICU's word
+// boundaries (which find words in scripts written without spaces). A piece
+// with none of these (one very long word) is left whole for the caller to cut
+// by tokens.
+#pragma once
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "text/span.h"
+
+namespace nmt::text {
+
+class SentenceSplitter;
+
+// Whether a piece of text fits the model.
+using FitsModel = std::function<bool(std::string_view piece)>;
+
+// Pieces of `sentence` (a span of valid UTF-8 `text` without whitespace at its
+// ends) in order, each trimmed of whitespace; what lies between two pieces is
+// whitespace or nothing. {sentence} itself when it fits. `sentences` (may be
+// null) gives the sentence ends.
+std::vector<Span> split_to_fit(std::string_view text, Span sentence, const FitsModel& fits,
+                               const SentenceSplitter* sentences);
+
+}  // namespace nmt::text
