@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <torch/cuda.h>
 
+#include "cli/translator_html.h"
 #include "cli/translator_output.h"
 #include "cli/translator_score.h"
 #include "cli/translator_serve.h"
@@ -37,6 +38,7 @@ struct Args {
   int64_t attention_layer = -1;
   std::string device = "auto";
   std::string precision = "auto";
+  std::string format = "text";
   int threads = 0;
   int64_t parallel_batches = 1;  // 0: one per core used on the CPU
   decode::TranslatorOptions options;
@@ -81,6 +83,10 @@ void add_options(CLI::App& app, Args& a) {
                  "Batches decoded at once on the CPU, each on one thread (0: one per CPU thread; 1: each batch on "
                  "all threads). Not with --serve")
       ->capture_default_str();
+  app.add_option("--format", a.format,
+                 "text, or html: each input line an HTML fragment (--input: one whole HTML file), its markup kept")
+      ->check(CLI::IsMember({"text", "html"}))
+      ->capture_default_str();
   app.add_flag("--split-sentences", a.options.split_sentences,
                "Each input line is a paragraph: split it into sentences (ICU) and rebuild it with its spacing");
   app.add_option("text", a.text, "Sentences to translate, one per argument");
@@ -106,6 +112,10 @@ void check_args(Args& a) {
   }
   if (a.serve.serve) {
     a.serve.server.validate();
+  }
+  if (a.format == "html" && (a.options.search.nbest > 1 || !a.score_ref.empty() || !a.svg_path.empty())) {
+    throw UsageError("--format html writes one translated document per input; it takes no --nbest, --score or "
+                     "--attention-svg.");
   }
   if (a.threads < 0) throw UsageError("--threads must not be negative (got " + std::to_string(a.threads) + ").");
   if (a.parallel_batches < 0) {
@@ -285,6 +295,10 @@ int run_translation(Args& a) {
   a.options.source_language = data::language_pair(loaded.config.data).source;
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
+  if (a.format == "html") {
+    const HtmlInput html{a.text, a.input, input_name(a), a.input.empty() && a.text.empty() && ::isatty(STDIN_FILENO)};
+    return translate_html(translator, html, out);
+  }
   RunContext c{a, translator, out, refs};
   decode::LineSource source;
   if (!a.text.empty()) {

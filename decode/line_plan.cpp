@@ -33,7 +33,7 @@ LinePlanner::LinePlanner(std::shared_ptr<const vocab::SentencePieceVocab> source
   if (max_tokens_ < 1) throw DataError("The model takes no source tokens (max_len too small).");
 }
 
-LinePlan LinePlanner::plan(const std::string& line) const {
+LinePlan LinePlanner::plan(const std::string& line, bool split_sentences) const {
   LinePlan plan;
   if (text::find_invalid_utf8(line) != line.size()) {
     plan.invalid_utf8 = true;
@@ -41,23 +41,31 @@ LinePlan LinePlanner::plan(const std::string& line) const {
   }
   const text::Span whole = text::trim_space(line, {0, line.size()});
   std::vector<text::Span> sentences;
-  if (split_sentences_) {
+  if (split_sentences) {
     sentences = splitter_.split(line);
   } else if (!whole.empty()) {
     sentences.push_back(whole);
   }
   // Without sentence splitting the line's outer whitespace is dropped, as
   // SentencePiece drops it; with it, the paragraph keeps its spacing.
-  std::string gap = split_sentences_ ? line.substr(0, whole.empty() ? line.size() : sentences.front().begin) : "";
+  std::string gap = split_sentences ? line.substr(0, whole.empty() ? line.size() : sentences.front().begin) : "";
   size_t last_end = sentences.empty() ? line.size() : sentences.front().begin;
   for (const auto& sentence : sentences) {
     gap += line.substr(last_end, sentence.begin - last_end);
     add_sentence(line, sentence, plan, gap);
     last_end = sentence.end;
   }
-  if (split_sentences_ && !sentences.empty()) gap += line.substr(last_end);
+  if (split_sentences && !sentences.empty()) gap += line.substr(last_end);
   plan.gaps.push_back(std::move(gap));
   return plan;
+}
+
+void LinePlanner::add_piece(std::vector<int64_t> ids, LinePlan::Source source, LinePlan& plan,
+                            std::string& gap) const {
+  plan.pieces.push_back(std::move(ids));
+  plan.sources.push_back(source);
+  plan.gaps.push_back(std::move(gap));
+  gap.clear();
 }
 
 void LinePlanner::add_sentence(const std::string& line, text::Span sentence, LinePlan& plan, std::string& gap) const {
@@ -65,9 +73,7 @@ void LinePlanner::add_sentence(const std::string& line, text::Span sentence, Lin
   auto ids = source_->encode(sentence.of(line));
   if (static_cast<int64_t>(ids.size()) <= max_tokens_) {  // most sentences: one piece, encoded once
     if (ids.empty()) return;  // nothing the vocabulary keeps: no translation either
-    plan.pieces.emplace_back(ids.begin(), ids.end());
-    plan.gaps.push_back(std::move(gap));
-    gap.clear();
+    add_piece({ids.begin(), ids.end()}, {sentence, 0}, plan, gap);
     return;
   }
   ++plan.long_sentences;
@@ -79,10 +85,11 @@ void LinePlanner::add_sentence(const std::string& line, text::Span sentence, Lin
     gap += line.substr(last_end, piece.begin - last_end);
     last_end = piece.end;
     ids = source_->encode(piece.of(line));
+    size_t first = 0;
     for (auto& chunk : chunks_of(ids, max_tokens_)) {  // one chunk unless a single word is too long
-      plan.pieces.push_back(std::move(chunk));
-      plan.gaps.push_back(std::move(gap));
-      gap.clear();
+      const size_t n = chunk.size();
+      add_piece(std::move(chunk), {piece, first}, plan, gap);
+      first += n;
     }
   }
 }

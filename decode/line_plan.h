@@ -22,6 +22,14 @@ namespace nmt::decode {
 
 struct LinePlan {
   std::vector<std::vector<int64_t>> pieces;  // subword ids without sos/eos, each within the model's length
+  // Where each piece comes from: the line's bytes it encodes, and the index
+  // of its first id in that text's encoding (0 unless a word too long for
+  // the model was cut into several pieces by tokens).
+  struct Source {
+    text::Span span;
+    size_t first_token = 0;
+  };
+  std::vector<Source> sources;
   // The source's text around the pieces, pieces.size() + 1 of them: before
   // the first (only when splitting sentences), between, after the last.
   std::vector<std::string> gaps;
@@ -44,11 +52,13 @@ class LinePlanner {
   LinePlanner(std::shared_ptr<const vocab::SentencePieceVocab> source, int64_t max_tokens, bool split_sentences,
               const std::string& language);
 
-  // Thread-safe; no model call.
-  LinePlan plan(const std::string& line) const;
+  // Thread-safe; no model call. The second form overrides sentence splitting.
+  LinePlan plan(const std::string& line) const { return plan(line, split_sentences_); }
+  LinePlan plan(const std::string& line, bool split_sentences) const;
 
  private:
   void add_sentence(const std::string& line, text::Span sentence, LinePlan& plan, std::string& gap) const;
+  void add_piece(std::vector<int64_t> ids, LinePlan::Source source, LinePlan& plan, std::string& gap) const;
 
   std::shared_ptr<const vocab::SentencePieceVocab> source_;
   int64_t max_tokens_;

@@ -82,9 +82,11 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
 
 int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2; }
 
-LinePlan Translator::plan(const std::string& line) const {
+LinePlan Translator::plan(const std::string& line) const { return plan(line, options_.split_sentences); }
+
+LinePlan Translator::plan(const std::string& line, bool split_sentences) const {
   if (!planner_) throw DataError("This translator was built without vocabularies; it cannot translate text.");
-  return planner_->plan(line);
+  return planner_->plan(line, split_sentences);
 }
 
 LineTranslation Translator::rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const {

@@ -62,6 +62,7 @@ class Translator {
   // (thread-safe; no model call); rebuild() puts together the line from the
   // hypotheses that translate_ids() found for each of its plan's pieces.
   LinePlan plan(const std::string& line) const;
+  LinePlan plan(const std::string& line, bool split_sentences) const;  // splitting as asked, not as the options say
   LineTranslation rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const;
 
   // Longest source the model takes: max_len minus sos and eos.

@@ -204,6 +204,34 @@ TEST_F(TranslatorWithModel, ASentenceLongerThanTheModelIsTranslatedInPiecesAndCo
       << huge.err;
 }
 
+// --format html: each line a fragment, or --input one whole document; the
+// markup stays, the text is translated as the text path translates it.
+TEST_F(TranslatorWithModel, FormatHtmlKeepsMarkupPerLineAndForAWholeFile) {
+  const auto plain = run_translator(model_arg(), "Ein Mann sieht dem Hund.\n");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  const auto r = run_translator(model_arg() + " --format html",
+                                "<p>Ein Mann sieht dem Hund.</p>\n<script>x<y</script>\n\xFF\n");
+  EXPECT_EQ(r.code, 3) << "the third fragment is not UTF-8: " << r.err;
+  const auto out = lines_of(r.out);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  EXPECT_EQ(out[0], "<p>" + lines_of(plain.out).at(0) + "</p>");
+  EXPECT_EQ(out[1], "<script>x<y</script>");
+  EXPECT_EQ(out[2], "");
+  EXPECT_NE(r.err.find("3 HTML document(s), 1 sentence(s)."), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line 3"), std::string::npos) << r.err;
+
+  test::TempDir d;
+  const std::string page = "<!DOCTYPE html>\n<html><body>\n<p>Ein Mann sieht dem Hund.</p>\n</body></html>\n";
+  test::write_file(d.path("page.html"), page);
+  const auto file = run_translator(model_arg() + " --format html --input " + test::shell_quote(d.path("page.html")) +
+                                   " --output " + test::shell_quote(d.path("out.html")));
+  ASSERT_EQ(file.code, 0) << file.err;
+  EXPECT_EQ(read_all(d.path("out.html")),
+            "<!DOCTYPE html>\n<html><body>\n<p>" + lines_of(plain.out).at(0) + "</p>\n</body></html>\n");
+  EXPECT_EQ(run_translator(model_arg() + " --format html --nbest 2", "<p>x</p>\n").code, 2);
+  EXPECT_EQ(run_translator(model_arg() + " --format xml", "<p>x</p>\n").code, 2);
+}
+
 TEST_F(TranslatorWithModel, InvalidUtf8LineIsReportedAndOthersStillTranslate) {
   const auto good = run_translator(model_arg() + " 'Ein Mann.' 'Ein Hund.'");
   ASSERT_EQ(good.code, 0) << good.err;

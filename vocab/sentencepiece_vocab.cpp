@@ -90,6 +90,28 @@ std::vector<int32_t> SentencePieceVocab::encode(std::string_view text) const {
   return ids;
 }
 
+std::vector<SentencePieceVocab::IdSpan> SentencePieceVocab::encode_with_offsets(std::string_view text) const {
+  const SpmBridge& b = spm_bridge();
+  size_t capacity = text.size() + 8;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::vector<int32_t> ids(capacity);
+    std::vector<uint32_t> begins(capacity), ends(capacity);
+    size_t count = 0;
+    char* error = nullptr;
+    if (b.encode_offsets(model_, text.data(), text.size(), ids.data(), begins.data(), ends.data(), capacity, &count,
+                         &error) != 0) {
+      throw DataError("SentencePiece (" + path_ + ") cannot encode a line: " + b.take_error(error));
+    }
+    if (count <= capacity) {
+      std::vector<IdSpan> out(count);
+      for (size_t i = 0; i < count; ++i) out[i] = {ids[i], begins[i], ends[i]};
+      return out;
+    }
+    capacity = count;
+  }
+  throw DataError("SentencePiece (" + path_ + ") gave inconsistent piece counts for one line.");
+}
+
 std::vector<std::string> SentencePieceVocab::encode_pieces(std::string_view text) const {
   const SpmBridge& b = spm_bridge();
   char* out = nullptr;

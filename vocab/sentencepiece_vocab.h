@@ -28,6 +28,13 @@ class SentencePieceVocab {
   // The same into a caller's buffer (replaced), to avoid an allocation per line.
   void encode_into(std::string_view text, std::vector<int32_t>& ids) const;
   std::vector<std::string> encode_pieces(std::string_view text) const;
+  // Ids with the bytes of `text` each stands for (begin == end for a piece
+  // that normalization made up, such as a leading "▁").
+  struct IdSpan {
+    int32_t id;
+    uint32_t begin, end;
+  };
+  std::vector<IdSpan> encode_with_offsets(std::string_view text) const;
 
   // Text of ids: stops at the first eos, skips pad and bos. Ids outside the
   // vocabulary are a DataError.

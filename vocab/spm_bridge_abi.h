@@ -21,7 +21,7 @@ extern "C" {
 typedef struct nmt_spm_model nmt_spm_model;
 
 // Bumped whenever a signature below changes; the loader refuses a mismatch.
-#define NMT_SPM_BRIDGE_ABI_VERSION 1
+#define NMT_SPM_BRIDGE_ABI_VERSION 2
 
 NMT_SPM_API int nmt_spm_abi_version(void);
 
@@ -50,6 +50,13 @@ NMT_SPM_API const char* nmt_spm_id_to_piece(const nmt_spm_model* model, int id);
 // caller retries with a larger buffer. Safe to call from several threads.
 NMT_SPM_API int nmt_spm_encode_ids(const nmt_spm_model* model, const char* text, size_t len, int32_t* out,
                        size_t capacity, size_t* count, char** error);
+
+// Encodes text[0, len) as nmt_spm_encode_ids does, with each id's bytes in
+// the text: begins[i], ends[i] (SentencePiece's surface spans; a piece that
+// normalization made up has begin == end).
+NMT_SPM_API int nmt_spm_encode_offsets(const nmt_spm_model* model, const char* text, size_t len, int32_t* ids,
+                                       uint32_t* begins, uint32_t* ends, size_t capacity, size_t* count,
+                                       char** error);
 
 // Encodes text to pieces: *out receives the pieces, each followed by a NUL
 // byte, *out_len their total length; free *out with nmt_spm_free.

@@ -69,6 +69,7 @@ SpmBridge load_from(void* handle, const std::string& path) {
   resolve(handle, path, "nmt_spm_eos_id", b.eos_id);
   resolve(handle, path, "nmt_spm_id_to_piece", b.id_to_piece);
   resolve(handle, path, "nmt_spm_encode_ids", b.encode_ids);
+  resolve(handle, path, "nmt_spm_encode_offsets", b.encode_offsets);
   resolve(handle, path, "nmt_spm_encode_pieces", b.encode_pieces);
   resolve(handle, path, "nmt_spm_decode_ids", b.decode_ids);
   return b;

@@ -22,6 +22,7 @@ struct SpmBridge {
   decltype(&nmt_spm_eos_id) eos_id = nullptr;
   decltype(&nmt_spm_id_to_piece) id_to_piece = nullptr;
   decltype(&nmt_spm_encode_ids) encode_ids = nullptr;
+  decltype(&nmt_spm_encode_offsets) encode_offsets = nullptr;
   decltype(&nmt_spm_encode_pieces) encode_pieces = nullptr;
   decltype(&nmt_spm_decode_ids) decode_ids = nullptr;
 

@@ -99,6 +99,23 @@ int nmt_spm_encode_ids(const nmt_spm_model* model, const char* text, size_t len,
   });
 }
 
+int nmt_spm_encode_offsets(const nmt_spm_model* model, const char* text, size_t len, int32_t* ids,
+                           uint32_t* begins, uint32_t* ends, size_t capacity, size_t* count, char** error) {
+  return guarded(error, [&] {
+    const auto spt = model->processor.EncodeAsImmutableProto(std::string(text, len));
+    *count = spt.pieces_size();
+    if (*count <= capacity) {
+      for (size_t i = 0; i < *count; ++i) {
+        const auto piece = spt.pieces(static_cast<int>(i));
+        ids[i] = static_cast<int32_t>(piece.id());
+        begins[i] = piece.begin();
+        ends[i] = piece.end();
+      }
+    }
+    return 0;
+  });
+}
+
 int nmt_spm_encode_pieces(const nmt_spm_model* model, const char* text, size_t len, char** out,
                           size_t* out_len, char** error) {
   return guarded(error, [&] {

@@ -1,0 +1,251 @@
+#include "decode/html_translation.h"
+
+#include <algorithm>
+
+#include <torch/torch.h>
+
+#include "text/html_document.h"
+#include "text/utf8.h"
+
+namespace nmt::decode {
+namespace {
+
+// A run's units: its sentences (with the whitespace after each), where no
+// inline element spans two; together they cover the run's whole text.
+std::vector<text::Span> units_of(const text::HtmlRun& run, const text::SentenceSplitter& splitter) {
+  const auto sentences = splitter.split(run.text);
+  std::vector<size_t> starts{0};
+  for (size_t k = 1; k < sentences.size(); ++k) {
+    const size_t s = sentences[k].begin;
+    const bool spanned = std::any_of(run.elements.begin(), run.elements.end(),
+                                     [s](const text::InlineElement& e) { return e.begin < s && s < e.end; });
+    if (!spanned) starts.push_back(s);
+  }
+  std::vector<text::Span> units;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    units.push_back({starts[k], k + 1 < starts.size() ? starts[k + 1] : run.text.size()});
+  }
+  return units;
+}
+
+// Per element of the run, the unit it goes with: the one its text starts in;
+// an empty element, its parent's.
+std::vector<size_t> unit_of_elements(const text::HtmlRun& run, const std::vector<text::Span>& units) {
+  std::vector<size_t> unit(run.elements.size(), units.size() - 1);
+  for (size_t e = 0; e < run.elements.size(); ++e) {
+    const auto& el = run.elements[e];
+    if (el.begin == el.end && el.parent >= 0) {
+      unit[e] = unit[static_cast<size_t>(el.parent)];
+      continue;
+    }
+    for (size_t u = 0; u < units.size(); ++u) {
+      if (units[u].begin <= el.begin && el.begin < units[u].end) unit[e] = u;
+    }
+  }
+  return unit;
+}
+
+// The whitespace-separated words of `text` aligned to themselves.
+std::vector<text::AlignedWord> source_words(const std::string& text, size_t offset) {
+  std::vector<text::AlignedWord> words;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find(' ', at), text.size());
+    const text::Span word = text::trim_space(text, {at, end});
+    if (!word.empty()) words.push_back({std::string(word.of(text)), offset + word.begin});
+    at = end + 1;
+  }
+  return words;
+}
+
+bool starts_word(const std::string& piece) { return piece.rfind("\xE2\x96\x81", 0) == 0; }  // "▁"
+
+}  // namespace
+
+struct HtmlTranslator::Job {
+  size_t doc = 0, run = 0;
+  bool whole_run = true;          // the run's text as a paragraph (no inline elements), or one unit of it
+  text::Span unit, inner;         // the unit in the run's text, with and without its whitespace
+  std::vector<size_t> elements;   // the run's elements in the unit
+  size_t plan = 0;
+  std::vector<torch::Tensor> attention;  // per piece of an aligned unit
+};
+
+HtmlTranslator::HtmlTranslator(Translator& translator, PlanTranslator plans, ModelCall model_call)
+    : translator_(translator),
+      plans_(std::move(plans)),
+      model_call_(std::move(model_call)),
+      splitter_(translator.options().source_language) {
+  if (!plans_) {
+    plans_ = [this](const std::vector<LinePlan>& plans) {
+      std::vector<std::vector<int64_t>> sources;
+      for (const auto& p : plans) sources.insert(sources.end(), p.pieces.begin(), p.pieces.end());
+      auto flat = translator_.translate_ids(sources);
+      std::vector<std::vector<std::vector<Hypothesis>>> out(plans.size());
+      size_t next = 0;
+      for (size_t k = 0; k < plans.size(); ++k) {
+        for (size_t p = 0; p < plans[k].pieces.size(); ++p) out[k].push_back(std::move(flat[next++]));
+      }
+      return out;
+    };
+  }
+  if (!model_call_) model_call_ = [](const std::function<void()>& f) { f(); };
+}
+
+std::vector<text::AlignedWord> HtmlTranslator::aligned_words(const std::string& text, const LinePlan& plan,
+                                                             const std::vector<std::vector<Hypothesis>>& hypotheses,
+                                                             const std::vector<torch::Tensor>& attention,
+                                                             size_t offset) const {
+  const auto& src = *translator_.vocabs().src;
+  const auto& tgt = *translator_.vocabs().tgt;
+  std::vector<text::AlignedWord> words;
+  for (size_t k = 0; k < plan.pieces.size(); ++k) {
+    if (hypotheses[k].empty() || !attention[k].defined()) continue;
+    const auto& piece = plan.pieces[k];
+    const auto& tokens = hypotheses[k].front().tokens;
+    const auto& source = plan.sources[k];
+    // Each source token's position in the run's text (by its share of the piece if SentencePiece disagrees).
+    const auto spans = src.encode_with_offsets(source.span.of(text));
+    std::vector<size_t> position(piece.size());
+    for (size_t j = 0; j < piece.size(); ++j) {
+      const size_t t = source.first_token + j;
+      const bool same = t < spans.size() && spans[t].id == piece[j];
+      position[j] = offset + source.span.begin + (same ? spans[t].begin : source.span.size() * j / piece.size());
+    }
+    const auto w = attention[k].accessor<float, 2>();  // [target + 1, source + 2]
+    for (size_t i = 0; i < tokens.size();) {
+      size_t end = i + 1;
+      while (end < tokens.size() && !starts_word(tgt.id_to_piece(static_cast<int32_t>(tokens[end])))) ++end;
+      size_t best = 0;
+      float best_weight = -1;
+      for (size_t j = 0; j < piece.size(); ++j) {
+        float sum = 0;
+        for (size_t r = i; r < end; ++r) sum += w[static_cast<int64_t>(r)][static_cast<int64_t>(j + 1)];
+        if (sum > best_weight) best_weight = sum, best = j;
+      }
+      std::string word = tgt.decode(std::vector<int64_t>(tokens.begin() + i, tokens.begin() + end));
+      if (!word.empty()) words.push_back({std::move(word), position[best]});
+      i = end;
+    }
+  }
+  return words;
+}
+
+std::vector<HtmlTranslation> HtmlTranslator::translate(const std::vector<std::string>& documents) {
+  std::vector<HtmlTranslation> out(documents.size());
+  std::vector<std::unique_ptr<text::HtmlDocument>> docs(documents.size());
+  std::vector<LinePlan> plans;
+  std::vector<Job> jobs;
+  for (size_t d = 0; d < documents.size(); ++d) {
+    if (text::find_invalid_utf8(documents[d]) != documents[d].size()) {
+      out[d].html = documents[d];
+      out[d].invalid_utf8 = true;
+      continue;
+    }
+    docs[d] = std::make_unique<text::HtmlDocument>(documents[d]);
+    plan_document(d, *docs[d], plans, jobs);
+  }
+  const auto hypotheses = plans_(plans);
+  attend(plans, hypotheses, jobs);
+  std::vector<std::vector<std::string>> outputs(documents.size());
+  for (size_t d = 0; d < documents.size(); ++d) {
+    if (docs[d]) outputs[d].resize(docs[d]->runs().size());
+  }
+  for (int pass = 0; pass < 2; ++pass) {  // attributes and plain runs first: tags inside runs carry attributes
+    for (const Job& job : jobs) {
+      if ((pass == 0) != job.whole_run) continue;
+      outputs[job.doc][job.run] += job_output(job, *docs[job.doc], plans[job.plan], hypotheses[job.plan],
+                                              outputs[job.doc]);
+    }
+  }
+  for (size_t d = 0; d < documents.size(); ++d) {
+    if (!docs[d]) continue;
+    out[d].html = docs[d]->render(outputs[d]);
+  }
+  for (const Job& job : jobs) {
+    out[job.doc].sentences += plans[job.plan].sentences;
+    out[job.doc].long_sentences += plans[job.plan].long_sentences;
+  }
+  return out;
+}
+
+void HtmlTranslator::plan_document(size_t d, const text::HtmlDocument& doc, std::vector<LinePlan>& plans,
+                                   std::vector<Job>& jobs) const {
+  for (size_t r = 0; r < doc.runs().size(); ++r) {
+    const text::HtmlRun& run = doc.runs()[r];
+    if (run.attribute || run.elements.empty()) {
+      Job job;
+      job.doc = d, job.run = r, job.plan = plans.size();
+      job.unit = job.inner = {0, run.text.size()};
+      plans.push_back(translator_.plan(run.text, /*split_sentences=*/true));
+      jobs.push_back(std::move(job));
+      continue;
+    }
+    const auto units = units_of(run, splitter_);
+    const auto unit_of = unit_of_elements(run, units);
+    for (size_t u = 0; u < units.size(); ++u) {
+      Job job;
+      job.doc = d, job.run = r, job.whole_run = false, job.plan = plans.size();
+      job.unit = units[u];
+      job.inner = text::trim_space(run.text, units[u]);
+      for (size_t e = 0; e < run.elements.size(); ++e) {
+        if (unit_of[e] == u) job.elements.push_back(e);
+      }
+      plans.push_back(translator_.plan(std::string(job.inner.of(run.text)), /*split_sentences=*/false));
+      jobs.push_back(std::move(job));
+    }
+  }
+}
+
+void HtmlTranslator::attend(const std::vector<LinePlan>& plans,
+                            const std::vector<std::vector<std::vector<Hypothesis>>>& hypotheses,
+                            std::vector<Job>& jobs) const {
+  const int64_t layer = translator_.model().config().n_layers >= 2 ? kAlignmentLayer : -1;
+  model_call_([&] {
+    for (Job& job : jobs) {
+      if (job.elements.empty()) continue;
+      const LinePlan& plan = plans[job.plan];
+      job.attention.resize(plan.pieces.size());
+      for (size_t k = 0; k < plan.pieces.size(); ++k) {
+        const auto& h = hypotheses[job.plan][k];
+        if (!h.empty()) job.attention[k] = translator_.cross_attention(plan.pieces[k], h.front().tokens, layer);
+      }
+    }
+  });
+}
+
+std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument& doc, const LinePlan& plan,
+                                       const std::vector<std::vector<Hypothesis>>& hypotheses,
+                                       const std::vector<std::string>& outputs) const {
+  const text::HtmlRun& run = doc.runs()[job.run];
+  const std::string lead(text::Span{job.unit.begin, job.inner.begin}.of(run.text));
+  const std::string trail(text::Span{job.inner.end, job.unit.end}.of(run.text));
+  const std::string inner(job.inner.of(run.text));
+  if (job.elements.empty()) {
+    const auto t = translator_.rebuild(plan, hypotheses);
+    if (t.texts.empty()) {  // nothing the model translates: the source as it was
+      if (run.attribute) return run.text;
+      if (job.whole_run) return doc.source().substr(run.source.begin, run.source.size());
+      return text::escape_html_text(job.unit.of(run.text));
+    }
+    if (run.attribute) return t.texts.front();
+    return text::escape_html_text(lead) + text::escape_html_text(t.texts.front()) + text::escape_html_text(trail);
+  }
+  std::vector<text::MarkupElement> elements;
+  std::vector<int> local(run.elements.size(), -1);
+  for (size_t e : job.elements) {
+    const text::InlineElement& el = run.elements[e];
+    text::MarkupElement m;
+    m.begin = el.begin;
+    m.end = el.end;
+    m.parent = el.parent >= 0 ? local[static_cast<size_t>(el.parent)] : -1;
+    m.open = doc.with_attributes(el.open, outputs);
+    m.close = el.close.empty() ? "</" + el.name + ">" : doc.source().substr(el.close.begin, el.close.size());
+    local[e] = static_cast<int>(elements.size());
+    elements.push_back(std::move(m));
+  }
+  auto words = aligned_words(inner, plan, hypotheses, job.attention, job.inner.begin);
+  if (words.empty()) words = source_words(inner, job.inner.begin);  // nothing translated: keep the source's words
+  return text::escape_html_text(lead) + text::transfer_markup(words, elements) + text::escape_html_text(trail);
+}
+
+}  // namespace nmt::decode

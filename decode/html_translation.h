@@ -1,0 +1,70 @@
+// HTML translated with a Translator, its markup kept (text/html_document.h):
+// every run of text is split into sentences and translated in the same
+// length-sorted batches as everything else. A run without inline elements is
+// translated exactly as the same text given as a paragraph; in a run with
+// them, each sentence holding an element is translated as one unit (sentences
+// that an element spans are kept together) and the elements are carried to
+// the target words their source words align to (text/markup_transfer.h) by
+// the decoder's cross-attention, averaged over heads, one teacher-forced pass
+// per such sentence.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "decode/translation.h"
+#include "text/markup_transfer.h"
+#include "text/sentence_splitter.h"
+
+namespace nmt::text {
+class HtmlDocument;
+}
+
+namespace nmt::decode {
+
+struct HtmlTranslation {
+  std::string html;            // the document translated (the input itself when it is not UTF-8)
+  bool invalid_utf8 = false;
+  int64_t sentences = 0, long_sentences = 0;
+};
+
+// Hypotheses for every piece of every plan, [plan][piece][rank]: the
+// translator's own batches by default, the server's batcher there.
+using PlanTranslator = std::function<std::vector<std::vector<std::vector<Hypothesis>>>(const std::vector<LinePlan>&)>;
+// Runs a call that uses the model on the thread allowed to (the server's batcher worker).
+using ModelCall = std::function<void(const std::function<void()>&)>;
+
+class HtmlTranslator {
+ public:
+  // `translator` must outlive this object.
+  explicit HtmlTranslator(Translator& translator, PlanTranslator plans = nullptr, ModelCall model_call = nullptr);
+
+  std::vector<HtmlTranslation> translate(const std::vector<std::string>& documents);
+
+  // Decoder layer whose cross-attention aligns words (negative: from the last).
+  static constexpr int64_t kAlignmentLayer = -2;
+
+ private:
+  struct Job;
+  void plan_document(size_t d, const text::HtmlDocument& doc, std::vector<LinePlan>& plans,
+                     std::vector<Job>& jobs) const;
+  void attend(const std::vector<LinePlan>& plans, const std::vector<std::vector<std::vector<Hypothesis>>>& hypotheses,
+              std::vector<Job>& jobs) const;
+  std::string job_output(const Job& job, const text::HtmlDocument& doc, const LinePlan& plan,
+                         const std::vector<std::vector<Hypothesis>>& hypotheses,
+                         const std::vector<std::string>& outputs) const;
+  std::vector<text::AlignedWord> aligned_words(const std::string& text, const LinePlan& plan,
+                                               const std::vector<std::vector<Hypothesis>>& hypotheses,
+                                               const std::vector<torch::Tensor>& attention, size_t offset) const;
+
+  Translator& translator_;
+  PlanTranslator plans_;
+  ModelCall model_call_;
+  text::SentenceSplitter splitter_;
+};
+
+}  // namespace nmt::decode

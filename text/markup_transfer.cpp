@@ -1,0 +1,122 @@
+#include "text/markup_transfer.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "text/html_document.h"
+#include "text/join_pieces.h"
+
+namespace nmt::text {
+namespace {
+
+struct Stretch {
+  size_t lo = std::numeric_limits<size_t>::max(), hi = 0;  // words [lo, hi)
+  bool empty() const { return lo >= hi; }
+};
+
+// Innermost element around `pos`: the last one in document order that covers it.
+int innermost(const std::vector<MarkupElement>& elements, size_t pos) {
+  int found = -1;
+  for (size_t e = 0; e < elements.size(); ++e) {
+    if (elements[e].begin <= pos && pos < elements[e].end) found = static_cast<int>(e);
+  }
+  return found;
+}
+
+std::vector<Stretch> stretches_of(const std::vector<AlignedWord>& words, const std::vector<MarkupElement>& elements) {
+  std::vector<Stretch> s(elements.size());
+  for (size_t w = 0; w < words.size(); ++w) {
+    const int e = innermost(elements, words[w].source);
+    if (e < 0) continue;
+    s[e].lo = std::min(s[e].lo, w);
+    s[e].hi = std::max(s[e].hi, w + 1);
+  }
+  for (size_t e = elements.size(); e-- > 0;) {  // children after parents: fold each into its parent
+    const int p = elements[e].parent;
+    if (p < 0 || s[e].empty()) continue;
+    s[p].lo = std::min(s[p].lo, s[e].lo);
+    s[p].hi = std::max(s[p].hi, s[e].hi);
+  }
+  for (size_t e = 0; e < elements.size(); ++e) {
+    if (!s[e].empty()) continue;
+    size_t before = 0;  // words aligned before the element
+    for (const auto& w : words) before += w.source < elements[e].begin ? 1 : 0;
+    s[e].lo = s[e].hi = before;
+  }
+  return s;
+}
+
+// Keeps the tree: a child inside its parent's stretch, after its previous sibling's.
+void nest(const std::vector<MarkupElement>& elements, size_t n_words, std::vector<Stretch>& s) {
+  std::vector<size_t> floor(elements.size() + 1, 0);  // per parent (last: the top level), end of the last child
+  for (size_t e = 0; e < elements.size(); ++e) {
+    const int p = elements[e].parent;
+    const size_t plo = p < 0 ? 0 : s[p].lo, phi = p < 0 ? n_words : s[p].hi;
+    size_t& f = floor[p < 0 ? elements.size() : static_cast<size_t>(p)];
+    const size_t lo = std::max({s[e].lo, plo, f});
+    size_t hi = std::min(std::max(s[e].hi, lo), phi);
+    s[e].lo = std::min(lo, hi);
+    s[e].hi = hi;
+    f = hi;
+  }
+}
+
+class Writer {
+ public:
+  Writer(const std::vector<AlignedWord>& words, const std::vector<MarkupElement>& elements,
+         const std::vector<Stretch>& s)
+      : words_(words), elements_(elements), s_(s), children_(elements.size() + 1), separated_(words.size(), false) {
+    for (size_t e = 0; e < elements.size(); ++e) {
+      const int p = elements[e].parent;
+      children_[p < 0 ? elements.size() : static_cast<size_t>(p)].push_back(e);
+    }
+  }
+
+  std::string write() {
+    element_contents(elements_.size(), 0, words_.size());
+    return std::move(out_);
+  }
+
+ private:
+  void separate(size_t w) {
+    if (w == 0 || w >= words_.size() || separated_[w]) return;
+    separated_[w] = true;
+    if (!words_[w - 1].text.empty() && !words_[w].text.empty()) out_ += joint(words_[w - 1].text, "", words_[w].text);
+  }
+  void put_words(size_t from, size_t to) {
+    for (size_t w = from; w < to; ++w) {
+      separate(w);
+      out_ += escape_html_text(words_[w].text);
+    }
+  }
+  // The words [lo, hi) with the children of `parent` (elements_.size(): the top level).
+  void element_contents(size_t parent, size_t lo, size_t hi) {
+    size_t at = lo;
+    for (size_t c : children_[parent]) {
+      put_words(at, s_[c].lo);
+      if (!s_[c].empty()) separate(s_[c].lo);  // the space before an element stays outside it
+      out_ += elements_[c].open;
+      element_contents(c, s_[c].lo, s_[c].hi);
+      out_ += elements_[c].close;
+      at = s_[c].hi;
+    }
+    put_words(at, hi);
+  }
+
+  const std::vector<AlignedWord>& words_;
+  const std::vector<MarkupElement>& elements_;
+  const std::vector<Stretch>& s_;
+  std::vector<std::vector<size_t>> children_;
+  std::vector<bool> separated_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string transfer_markup(const std::vector<AlignedWord>& words, const std::vector<MarkupElement>& elements) {
+  auto s = stretches_of(words, elements);
+  nest(elements, words.size(), s);
+  return Writer(words, elements, s).write();
+}
+
+}  // namespace nmt::text
