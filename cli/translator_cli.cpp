@@ -43,7 +43,7 @@ struct Args {
   int64_t parallel_batches = 1;  // 0: one per core used on the CPU
   decode::TranslatorOptions options;
   std::vector<std::string> text;
-  bool beam_given = false;
+  bool beam_given = false, attention_layer_given = false;
   ServeArgs serve;
 };
 
@@ -69,8 +69,9 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--hypotheses", a.hypotheses, "With --score: score this existing translation file, no model");
   app.add_option("--export-state-dict", a.export_path, "Write the weights in the reference's state_dict format");
   app.add_option("--attention-svg", a.svg_path, "Draw the cross-attention of the first translated line as SVG");
-  app.add_option("--attention-layer", a.attention_layer, "Decoder layer drawn (negative: from the last)")
-      ->capture_default_str();
+  app.add_option("--attention-layer", a.attention_layer,
+                 "Decoder layer drawn, and with --format html the one that aligns markup (negative: from the last; "
+                 "default: the last for the picture, the second to last for HTML)");
   app.add_option("--device", a.device, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
@@ -261,7 +262,7 @@ int export_weights(const storage::LoadedModel& loaded, const std::string& path) 
 }
 
 void check_attention_layer(const Args& a, int64_t n_layers) {
-  if (a.svg_path.empty()) return;
+  if (a.svg_path.empty() && !a.attention_layer_given) return;
   if (a.attention_layer >= n_layers || a.attention_layer < -n_layers) {
     throw UsageError("--attention-layer " + std::to_string(a.attention_layer) + " is out of range; the model has " +
                      std::to_string(n_layers) + " decoder layers.");
@@ -296,7 +297,8 @@ int run_translation(Args& a) {
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
   if (a.format == "html") {
-    const HtmlInput html{a.text, a.input, input_name(a), a.input.empty() && a.text.empty() && ::isatty(STDIN_FILENO)};
+    HtmlInput html{a.text, a.input, input_name(a), a.input.empty() && a.text.empty() && ::isatty(STDIN_FILENO), {}};
+    if (a.attention_layer_given) html.alignment_layer = a.attention_layer;
     return translate_html(translator, html, out);
   }
   RunContext c{a, translator, out, refs};
@@ -330,6 +332,7 @@ int translator_main(int argc, char** argv) {
     throw;
   }
   a.beam_given = app.count("--beam") > 0;
+  a.attention_layer_given = app.count("--attention-layer") > 0;
   check_args(a);
   if (!a.hypotheses.empty()) return score_files(a.score_ref, a.hypotheses);
   return run_translation(a);

@@ -63,7 +63,7 @@ int report(const Counts& c, const HtmlInput& input, int64_t max_tokens) {
 }  // namespace
 
 int translate_html(decode::Translator& translator, const HtmlInput& input, TranslationOutput& out) {
-  decode::HtmlTranslator html(translator);
+  decode::HtmlTranslator html(translator, nullptr, nullptr, input.alignment_layer);
   Counts c;
   if (!input.file.empty()) {
     const auto t = html.translate({read_document(input.file)});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct HtmlInput {
   std::string file;                // --input: one document
   std::string name;                // for messages: "the command line", the file, "standard input"
   bool interactive = false;        // a terminal: answer line by line
+  std::optional<int64_t> alignment_layer;  // --attention-layer when given
 };
 
 // Writes the translations to `out`; prints the summary (and invalid lines)

@@ -70,10 +70,12 @@ struct HtmlTranslator::Job {
   std::vector<torch::Tensor> attention;  // per piece of an aligned unit
 };
 
-HtmlTranslator::HtmlTranslator(Translator& translator, PlanTranslator plans, ModelCall model_call)
+HtmlTranslator::HtmlTranslator(Translator& translator, PlanTranslator plans, ModelCall model_call,
+                               std::optional<int64_t> alignment_layer)
     : translator_(translator),
       plans_(std::move(plans)),
       model_call_(std::move(model_call)),
+      alignment_layer_(alignment_layer.value_or(translator.model().config().n_layers >= 2 ? -2 : -1)),
       splitter_(translator.options().source_language) {
   if (!plans_) {
     plans_ = [this](const std::vector<LinePlan>& plans) {
@@ -106,10 +108,15 @@ std::vector<text::AlignedWord> HtmlTranslator::aligned_words(const std::string& 
     // Each source token's position in the run's text (by its share of the piece if SentencePiece disagrees).
     const auto spans = src.encode_with_offsets(source.span.of(text));
     std::vector<size_t> position(piece.size());
+    const std::string_view piece_text = source.span.of(text);
     for (size_t j = 0; j < piece.size(); ++j) {
       const size_t t = source.first_token + j;
-      const bool same = t < spans.size() && spans[t].id == piece[j];
-      position[j] = offset + source.span.begin + (same ? spans[t].begin : source.span.size() * j / piece.size());
+      size_t at = source.span.size() * j / piece.size();  // if SentencePiece disagrees: the token's share
+      if (t < spans.size() && spans[t].id == piece[j]) {
+        // The surface of "▁word" starts at the space before the word: take its first visible byte.
+        at = text::trim_space(piece_text, {spans[t].begin, spans[t].end}).begin;
+      }
+      position[j] = offset + source.span.begin + at;
     }
     const auto w = attention[k].accessor<float, 2>();  // [target + 1, source + 2]
     for (size_t i = 0; i < tokens.size();) {
@@ -199,7 +206,7 @@ void HtmlTranslator::plan_document(size_t d, const text::HtmlDocument& doc, std:
 void HtmlTranslator::attend(const std::vector<LinePlan>& plans,
                             const std::vector<std::vector<std::vector<Hypothesis>>>& hypotheses,
                             std::vector<Job>& jobs) const {
-  const int64_t layer = translator_.model().config().n_layers >= 2 ? kAlignmentLayer : -1;
+  const int64_t layer = alignment_layer_;
   model_call_([&] {
     for (Job& job : jobs) {
       if (job.elements.empty()) continue;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,13 @@ using ModelCall = std::function<void(const std::function<void()>&)>;
 class HtmlTranslator {
  public:
   // `translator` must outlive this object.
-  explicit HtmlTranslator(Translator& translator, PlanTranslator plans = nullptr, ModelCall model_call = nullptr);
+  // `alignment_layer`: the decoder layer whose cross-attention aligns words
+  // (negative: from the last; the second to last by default, the last for a one-layer model).
+  explicit HtmlTranslator(Translator& translator, PlanTranslator plans = nullptr, ModelCall model_call = nullptr,
+                          std::optional<int64_t> alignment_layer = std::nullopt);
 
   std::vector<HtmlTranslation> translate(const std::vector<std::string>& documents);
 
-  // Decoder layer whose cross-attention aligns words (negative: from the last).
-  static constexpr int64_t kAlignmentLayer = -2;
 
  private:
   struct Job;
@@ -64,6 +66,7 @@ class HtmlTranslator {
   Translator& translator_;
   PlanTranslator plans_;
   ModelCall model_call_;
+  int64_t alignment_layer_;
   text::SentenceSplitter splitter_;
 };
 

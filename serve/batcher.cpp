@@ -48,30 +48,73 @@ void Batcher::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
+struct Batcher::Task {
+  std::function<void()> call;
+  bool done = false;
+  std::exception_ptr error;
+};
+
 std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::string>& lines) {
-  auto request = std::make_shared<Request>();
-  request->plans.reserve(lines.size());
-  std::vector<Item> items;
-  const auto now = std::chrono::steady_clock::now();
-  int64_t sentences = 0, long_sentences = 0;
-  for (size_t l = 0; l < lines.size(); ++l) {
-    request->plans.push_back(translator_.plan(lines[l]));  // in this thread: planning runs in parallel
-    const auto& plan = request->plans.back();
-    request->hypotheses.emplace_back(plan.pieces.size());
-    for (size_t p = 0; p < plan.pieces.size(); ++p) {
-      items.push_back({request, l, p, static_cast<int64_t>(plan.pieces[p].size()), now});
-    }
-    sentences += plan.sentences;
-    long_sentences += plan.long_sentences;
-  }
-  metrics_.count_sentences(sentences, long_sentences);
-  if (!items.empty()) enqueue_and_wait(request, items);
+  std::vector<decode::LinePlan> plans;
+  plans.reserve(lines.size());
+  for (const auto& line : lines) plans.push_back(translator_.plan(line));  // in this thread: in parallel
+  auto hypotheses = translate_plans(plans);
   std::vector<decode::LineTranslation> results;
   results.reserve(lines.size());
   for (size_t l = 0; l < lines.size(); ++l) {  // detokenizing, in this thread too
-    results.push_back(translator_.rebuild(std::move(request->plans[l]), std::move(request->hypotheses[l])));
+    results.push_back(translator_.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
   }
   return results;
+}
+
+std::vector<std::vector<std::vector<decode::Hypothesis>>> Batcher::translate_plans(
+    const std::vector<decode::LinePlan>& plans) {
+  auto request = std::make_shared<Request>();
+  std::vector<Item> items;
+  const auto now = std::chrono::steady_clock::now();
+  int64_t sentences = 0, long_sentences = 0;
+  for (size_t l = 0; l < plans.size(); ++l) {
+    request->plans.push_back(plans[l]);
+    request->hypotheses.emplace_back(plans[l].pieces.size());
+    for (size_t p = 0; p < plans[l].pieces.size(); ++p) {
+      items.push_back({request, l, p, static_cast<int64_t>(plans[l].pieces[p].size()), now});
+    }
+    sentences += plans[l].sentences;
+    long_sentences += plans[l].long_sentences;
+  }
+  metrics_.count_sentences(sentences, long_sentences);
+  if (!items.empty()) enqueue_and_wait(request, items);
+  return std::move(request->hypotheses);
+}
+
+void Batcher::run_on_worker(const std::function<void()>& call) {
+  auto task = std::make_shared<Task>();
+  task->call = call;
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stopping_) throw ShuttingDown("The server is shutting down; no new translations are taken.");
+  tasks_.push_back(task);
+  wake_.notify_all();
+  done_.wait(lock, [&] { return task->done; });
+  if (task->error) std::rethrow_exception(task->error);
+}
+
+bool Batcher::run_tasks(std::unique_lock<std::mutex>& lock) {
+  bool any = false;
+  while (!tasks_.empty()) {
+    auto task = tasks_.front();
+    tasks_.pop_front();
+    lock.unlock();
+    try {
+      task->call();
+    } catch (...) {
+      task->error = std::current_exception();
+    }
+    lock.lock();
+    task->done = true;
+    any = true;
+  }
+  if (any) done_.notify_all();
+  return any;
 }
 
 void Batcher::enqueue_and_wait(const std::shared_ptr<Request>& request, std::vector<Item>& items) {
@@ -115,7 +158,10 @@ bool Batcher::budget_full() const {
 // the last round; takes the oldest sentences that fit.
 std::vector<Batcher::Item> Batcher::next_round() {
   std::unique_lock<std::mutex> lock(mutex_);
-  wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+  for (;;) {
+    wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !tasks_.empty(); });
+    if (!run_tasks(lock)) break;
+  }
   if (queue_.empty()) return {};
   const auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double, std::milli>(options_.max_wait_ms));

@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -65,6 +66,13 @@ class Batcher {
   // are answered without the model. Throws QueueFull when the queue cannot
   // take all of their pieces, and rethrows what translating threw.
   std::vector<decode::LineTranslation> translate(const std::vector<std::string>& lines);
+  // The same for lines planned already: hypotheses per plan, per piece.
+  std::vector<std::vector<std::vector<decode::Hypothesis>>> translate_plans(const std::vector<decode::LinePlan>& plans);
+  // Runs `call` on the worker thread between rounds, blocking the caller:
+  // what else uses the model (HTML's alignment passes) must not run beside a round.
+  void run_on_worker(const std::function<void()>& call);
+
+  decode::Translator& translator() { return translator_; }
 
   // Translates what is queued, then ends the worker; later calls throw.
   void stop();
@@ -78,7 +86,9 @@ class Batcher {
     std::chrono::steady_clock::time_point arrived;
   };
 
+  struct Task;
   void enqueue_and_wait(const std::shared_ptr<Request>& request, std::vector<Item>& items);
+  bool run_tasks(std::unique_lock<std::mutex>& lock);  // true when it ran any
   void run();
   std::vector<Item> next_round();
   bool budget_full() const;  // with mutex_ held
@@ -89,8 +99,9 @@ class Batcher {
   BatcherOptions options_;
   ServerMetrics& metrics_;
   std::mutex mutex_;
-  std::condition_variable wake_;
+  std::condition_variable wake_, done_;  // done_: a task has run
   std::deque<Item> queue_;
+  std::deque<std::shared_ptr<Task>> tasks_;
   int64_t queued_tokens_ = 0;
   bool stopping_ = false;
   std::chrono::steady_clock::time_point free_since_;  // when the worker finished its last round (worker only)

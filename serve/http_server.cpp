@@ -313,7 +313,9 @@ void TranslationServer::handle_libretranslate(const httplib::Request& req, httpl
   Batcher& batcher = ready_batcher();
   const auto request = parse_libretranslate(fields, pair_);
   options_.limits.check(request.texts);
-  send_json(res, 200, libretranslate_response(request, translate_texts(batcher, request.texts)));
+  const auto translations =
+      request.format == "html" ? translate_html_texts(batcher, request.texts) : translate_texts(batcher, request.texts);
+  send_json(res, 200, libretranslate_response(request, translations));
 }
 
 void TranslationServer::handle_opennmt(const httplib::Request& req, httplib::Response& res,

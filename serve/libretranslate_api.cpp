@@ -54,8 +54,8 @@ void check_pair(const LibreTranslateRequest& r, const data::LanguagePair& pair) 
     throw HttpError(400, "This server translates " + pair.source + " to " + pair.target + ", not " + r.source + " to " +
                              r.target + ".");
   }
-  if (r.format != "text") {
-    throw HttpError(400, "Only format \"text\" is supported (got \"" + r.format + "\"); send plain text.");
+  if (r.format != "text" && r.format != "html") {
+    throw HttpError(400, "Invalid request: format must be \"text\" or \"html\" (got \"" + r.format + "\").");
   }
 }
 

@@ -22,7 +22,8 @@ struct LibreTranslateRequest {
 
 // From a JSON body or form fields gathered into an object of strings. A
 // missing or ill-typed field, a pair the model does not translate,
-// source "auto" or format "html" is an HttpError 400 saying so.
+// source "auto" or a format other than "text" and "html" is an HttpError 400
+// saying so.
 LibreTranslateRequest parse_libretranslate(const nlohmann::json& body, const data::LanguagePair& pair);
 
 nlohmann::json libretranslate_response(const LibreTranslateRequest& request,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "decode/html_translation.h"
 #include "serve/http_error.h"
 #include "text/utf8.h"
 
@@ -74,6 +75,15 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
       out[t].scores.push_back(score);
     }
   }
+  return out;
+}
+
+std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::vector<std::string>& texts) {
+  decode::HtmlTranslator html(
+      batcher.translator(), [&batcher](const std::vector<decode::LinePlan>& plans) { return batcher.translate_plans(plans); },
+      [&batcher](const std::function<void()>& call) { batcher.run_on_worker(call); });
+  std::vector<TextTranslation> out;
+  for (auto& t : html.translate(texts)) out.push_back({{std::move(t.html)}, {0.0}});
   return out;
 }
 

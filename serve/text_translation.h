@@ -34,4 +34,10 @@ std::vector<std::string> split_lines(const std::string& text);
 
 std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts);
 
+// Texts that are HTML (LibreTranslate's format "html"), each a fragment or a
+// page, translated with their markup kept (decode/html_translation.h): the
+// pieces in the batcher's rounds, the alignment passes on its worker. One
+// hypothesis each.
+std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::vector<std::string>& texts);
+
 }  // namespace nmt::serve

@@ -97,6 +97,30 @@ TEST_F(HttpServer, ParagraphsAreSplitIntoSentencesAndLongSentencesCounted) {
   EXPECT_NE(metrics.find("\nnmt_long_sentences_total 1\n"), std::string::npos) << metrics;
 }
 
+// format "html": the same translation as the command line's --format html,
+// markup kept, while plain requests go on beside it.
+TEST_F(HttpServer, HtmlRequestsKeepTheirMarkupAsTheCommandLineDoes) {
+  const std::vector<std::string> pages = {"<p>Ein <b>Mann</b> sieht einen Hund. Eine Frau liest.</p>",
+                                          "<ul><li>Ein Hund.</li><li title=\"Eine Frau\">Ein <a href=x>Kind</a>.</li></ul>"};
+  const auto expected = test::cli_translations(model_dir(), pages, "--format html");
+  ASSERT_EQ(expected.size(), 2u);
+  test::ServedModel served(model_dir(), {}, {});
+  std::vector<std::thread> plain;
+  for (int i = 0; i < 4; ++i) {
+    plain.emplace_back([&served] {
+      auto c = served.client();
+      const auto r = c.Post("/translate", R"({"q": "Ein Hund.", "source": "de", "target": "en"})", "application/json");
+      EXPECT_EQ(r->status, 200);
+    });
+  }
+  auto c = served.client();
+  const auto r = c.Post("/translate", json{{"q", pages}, {"source", "de"}, {"target", "en"}, {"format", "html"}}.dump(),
+                        "application/json");
+  for (auto& t : plain) t.join();
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(body_of(r).at("translatedText"), json(expected));
+}
+
 TEST_F(HttpServer, NBestAndAlternativesAreTheCommandLinesNBest) {
   // The command line's n-best lines: INDEX ||| HYPOTHESIS ||| SCORE.
   const auto lines = test::cli_translations(model_dir(), {kLines[0]}, "--beam 3 --nbest 2");
@@ -149,7 +173,7 @@ TEST_F(HttpServer, BadRequestsGetTheirStatusAndAJsonErrorAndTheServerGoesOn) {
       {"missing target", "/translate", R"({"q": "Ein Hund.", "source": "de"})", "application/json", key, 400},
       {"another language pair", "/translate", R"({"q": "Un chien.", "source": "fr", "target": "en"})",
        "application/json", key, 400},
-      {"html", "/translate", R"({"q": "<b>x</b>", "source": "de", "target": "en", "format": "html"})",
+      {"unknown format", "/translate", R"({"q": "<b>x</b>", "source": "de", "target": "en", "format": "xml"})",
        "application/json", key, 400},
       {"oversize body", "/translate", std::string(3000, ' '), "application/json", key, 413},
       {"too many sentences", "/translate", R"({"q": "a\nb\nc\nd", "source": "de", "target": "en"})", "application/json",
