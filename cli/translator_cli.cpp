@@ -22,6 +22,7 @@
 #include "decode/attention_svg.h"
 #include "data/language_pair.h"
 #include "decode/translation_stream.h"
+#include "decode/word_alignment.h"
 #include "storage/model_dir.h"
 #include "storage/state_dict.h"
 #include "util/atomic_file.h"
@@ -161,10 +162,14 @@ void write_attention_svg(decode::Translator& translator, const decode::LineTrans
   for (int64_t r = 0; r < w.size(0); ++r) {
     p.weights.emplace_back(w[r].data_ptr<float>(), w[r].data_ptr<float>() + w.size(1));
   }
+  // Framed: each target word's aligned source piece, as --format html would carry markup at this layer.
+  for (const auto& word : decode::align_words(weights, best.tokens, source.size(), tgt)) {
+    for (size_t row = word.begin; row < word.end; ++row) p.outlined.push_back({row, word.source + 1});
+  }
   const int64_t layer = a.attention_layer < 0 ? translator.model().config().n_layers + a.attention_layer
                                               : a.attention_layer;
   p.title = "Cross-attention, decoder layer " + std::to_string(layer) + ", mean over heads, line " +
-            std::to_string(index + 1);
+            std::to_string(index + 1) + " (framed: the word alignment)";
   write_file_atomically(a.svg_path, decode::attention_svg(p));
 }
 

@@ -85,6 +85,14 @@ std::string attention_svg(const AttentionPicture& p) {
           << "</title></rect>\n";
     }
   }
+  for (const auto& [r, c] : p.outlined) {
+    if (r >= static_cast<size_t>(rows) || c >= static_cast<size_t>(cols)) {
+      throw std::invalid_argument("attention_svg: an outlined cell lies outside the picture.");
+    }
+    svg << "<rect x=\"" << left + static_cast<int>(c) * kCell + 1 << "\" y=\"" << top + static_cast<int>(r) * kCell + 1
+        << "\" width=\"" << kCell - 2 << "\" height=\"" << kCell - 2
+        << "\" fill=\"none\" stroke=\"#e6550d\" stroke-width=\"2\"/>\n";
+  }
   svg << "</svg>\n";
   return svg.str();
 }

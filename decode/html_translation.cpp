@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "decode/word_alignment.h"
 #include "text/html_document.h"
 #include "text/utf8.h"
 
@@ -56,8 +57,6 @@ std::vector<text::AlignedWord> source_words(const std::string& text, size_t offs
   }
   return words;
 }
-
-bool starts_word(const std::string& piece) { return piece.rfind("\xE2\x96\x81", 0) == 0; }  // "▁"
 
 }  // namespace
 
@@ -118,20 +117,9 @@ std::vector<text::AlignedWord> HtmlTranslator::aligned_words(const std::string& 
       }
       position[j] = offset + source.span.begin + at;
     }
-    const auto w = attention[k].accessor<float, 2>();  // [target + 1, source + 2]
-    for (size_t i = 0; i < tokens.size();) {
-      size_t end = i + 1;
-      while (end < tokens.size() && !starts_word(tgt.id_to_piece(static_cast<int32_t>(tokens[end])))) ++end;
-      size_t best = 0;
-      float best_weight = -1;
-      for (size_t j = 0; j < piece.size(); ++j) {
-        float sum = 0;
-        for (size_t r = i; r < end; ++r) sum += w[static_cast<int64_t>(r)][static_cast<int64_t>(j + 1)];
-        if (sum > best_weight) best_weight = sum, best = j;
-      }
-      std::string word = tgt.decode(std::vector<int64_t>(tokens.begin() + i, tokens.begin() + end));
-      if (!word.empty()) words.push_back({std::move(word), position[best]});
-      i = end;
+    for (const auto& a : align_words(attention[k], tokens, piece.size(), tgt)) {
+      std::string word = tgt.decode(std::vector<int64_t>(tokens.begin() + a.begin, tokens.begin() + a.end));
+      if (!word.empty()) words.push_back({std::move(word), position[a.source]});
     }
   }
   return words;

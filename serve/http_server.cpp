@@ -312,7 +312,7 @@ void TranslationServer::handle_libretranslate(const httplib::Request& req, httpl
   check_key(req, key != fields.end() && key->is_string() ? key->get<std::string>() : std::string());
   Batcher& batcher = ready_batcher();
   const auto request = parse_libretranslate(fields, pair_);
-  options_.limits.check(request.texts);
+  options_.limits.check(request.texts, /*count_lines=*/request.format != "html");
   const auto translations =
       request.format == "html" ? translate_html_texts(batcher, request.texts) : translate_texts(batcher, request.texts);
   send_json(res, 200, libretranslate_response(request, translations));

@@ -27,7 +27,7 @@ std::vector<std::string> split_lines(const std::string& text) {
   }
 }
 
-void RequestLimits::check(const std::vector<std::string>& texts) const {
+void RequestLimits::check(const std::vector<std::string>& texts, bool count_lines) const {
   int64_t chars = 0, lines = 0;
   for (size_t i = 0; i < texts.size(); ++i) {
     if (text::find_invalid_utf8(texts[i]) != texts[i].size()) {
@@ -40,7 +40,7 @@ void RequestLimits::check(const std::vector<std::string>& texts) const {
     throw HttpError(400, "The request holds " + std::to_string(chars) + " characters; this server takes at most " +
                              std::to_string(max_chars) + " per request.");
   }
-  if (lines > max_sentences) {
+  if (count_lines && lines > max_sentences) {
     throw HttpError(400, "The request holds " + std::to_string(lines) +
                              " sentences (lines); this server takes at most " + std::to_string(max_sentences) +
                              " per request.");

@@ -25,8 +25,9 @@ struct TextTranslation {
 struct RequestLimits {
   int64_t max_chars = 100000;    // Unicode characters in all texts of a request
   int64_t max_sentences = 1000;  // lines in all texts of a request
-  // HttpError 400 naming the limit when `texts` exceed one; also for invalid UTF-8.
-  void check(const std::vector<std::string>& texts) const;
+  // HttpError 400 naming the limit when `texts` exceed one; also for invalid
+  // UTF-8. Lines are not counted for HTML, whose line breaks are markup's.
+  void check(const std::vector<std::string>& texts, bool count_lines = true) const;
 };
 
 // The lines of a text: split at '\n', a trailing '\r' dropped from each.

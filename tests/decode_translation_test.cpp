@@ -11,6 +11,7 @@
 #include "decode/attention_svg.h"
 #include "decode/translation.h"
 #include "decode/translation_stream.h"
+#include "decode/word_alignment.h"
 #include "tests/test_support.h"
 #include "util/config.h"
 #include "util/error.h"
@@ -171,6 +172,34 @@ TEST_F(TranslatorText, CrossAttentionRowsAreDistributions) {
   EXPECT_THROW(t.cross_attention(source, best.tokens, 2), UsageError);
 }
 
+// Words are runs of tokens from a "▁" piece to the next; each aligns to the
+// source token its rows give the most attention in sum.
+TEST_F(TranslatorText, WordsAlignToTheSourceTokenWithTheMostAttention) {
+  const auto& tgt = *vocabs_->tgt;
+  const auto ids = tgt.encode("Ein Mannschaft sieht");
+  std::vector<int64_t> target(ids.begin(), ids.end());
+  std::vector<size_t> word_of;  // expected word per token
+  for (size_t t = 0; t < target.size(); ++t) {
+    const bool starts = tgt.id_to_piece(static_cast<int32_t>(target[t])).rfind("\xE2\x96\x81", 0) == 0;
+    word_of.push_back(word_of.empty() ? 0 : word_of.back() + (starts ? 1 : 0));
+  }
+  ASSERT_EQ(word_of.back(), 2u) << "three words";
+  const size_t source = 4;
+  // Word w's tokens look at source token (2 - w): the order reversed.
+  auto attention = torch::full({static_cast<int64_t>(target.size()) + 1, static_cast<int64_t>(source) + 2}, 0.01f);
+  for (size_t t = 0; t < target.size(); ++t) attention[static_cast<int64_t>(t)][static_cast<int64_t>(3 - word_of[t])] = 0.9f;
+  attention[0][0] = 5.0f;  // sos is never a word's source
+  const auto words = align_words(attention, target, source, tgt);
+  ASSERT_EQ(words.size(), 3u);
+  for (size_t w = 0; w < 3; ++w) {
+    EXPECT_EQ(words[w].source, 2 - w) << "word " << w;
+    for (size_t t = words[w].begin; t < words[w].end; ++t) EXPECT_EQ(word_of[t], w);
+  }
+  EXPECT_EQ(words.back().end, target.size());
+  EXPECT_TRUE(align_words(attention, {}, source, tgt).empty());
+  EXPECT_THROW(align_words(attention, target, source + 1, tgt), std::invalid_argument);
+}
+
 TEST(AttentionSvg, EscapesLabelsAndDrawsEveryCell) {
   AttentionPicture p;
   p.source_labels = {"<s>", "▁A&B", "</s>"};
@@ -187,6 +216,14 @@ TEST(AttentionSvg, EscapesLabelsAndDrawsEveryCell) {
   for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) ++cells;
   EXPECT_EQ(cells, 6u);
   EXPECT_NE(svg.find("rgb(8,48,107)"), std::string::npos);  // weight 1 is the darkest colour
+  p.outlined = {{0, 1}, {1, 2}};
+  const std::string framed = attention_svg(p);
+  size_t frames = 0;
+  for (size_t at = framed.find("#e6550d"); at != std::string::npos; at = framed.find("#e6550d", at + 1)) ++frames;
+  EXPECT_EQ(frames, 2u);
+  p.outlined = {{2, 0}};
+  EXPECT_THROW(attention_svg(p), std::invalid_argument);
+  p.outlined.clear();
   p.weights.pop_back();
   EXPECT_THROW(attention_svg(p), std::invalid_argument);
 }

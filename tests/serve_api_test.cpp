@@ -131,6 +131,7 @@ TEST(RequestLimits, CharactersLinesAndUtf8) {
   EXPECT_EQ(refusal([&] { limits.check({"äöüßa"}); }), 400);
   EXPECT_EQ(refusal([&] { limits.check({"a\nb"}); }), 0);
   EXPECT_EQ(refusal([&] { limits.check({"a\nb", "c"}); }), 400);
+  EXPECT_EQ(refusal([&] { limits.check({"a\nb", "c"}, /*count_lines=*/false); }), 0);  // HTML: lines are markup's
   EXPECT_EQ(refusal([&] { limits.check({std::string("\xff", 1)}); }), 400);
 }
 
