@@ -1,5 +1,7 @@
 #include "serve/batcher.h"
 
+#include <iostream>
+
 #include <ATen/Parallel.h>
 
 #include "util/error.h"
@@ -83,8 +85,23 @@ std::vector<std::vector<std::vector<decode::Hypothesis>>> Batcher::translate_pla
     long_sentences += plans[l].long_sentences;
   }
   metrics_.count_sentences(sentences, long_sentences);
+  if (long_sentences > 0) log_long_sentences(long_sentences);
   if (!items.empty()) enqueue_and_wait(request, items);
   return std::move(request->hypotheses);
+}
+
+// One line on standard error at most every 10 s, so that a stream of long
+// input cannot flood the log; /metrics counts every one.
+void Batcher::log_long_sentences(int64_t count) {
+  std::lock_guard<std::mutex> lock(log_mutex_);
+  long_sentences_unlogged_ += count;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_long_log_ < std::chrono::seconds(10)) return;
+  std::cerr << "translator: " << long_sentences_unlogged_ << " sentence(s) longer than the model's "
+            << translator_.max_source_tokens() << " source tokens, translated in pieces"
+            << (last_long_log_ == std::chrono::steady_clock::time_point() ? "" : " since the last such line") << "\n";
+  long_sentences_unlogged_ = 0;
+  last_long_log_ = now;
 }
 
 void Batcher::run_on_worker(const std::function<void()>& call) {

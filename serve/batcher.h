@@ -89,6 +89,7 @@ class Batcher {
   struct Task;
   void enqueue_and_wait(const std::shared_ptr<Request>& request, std::vector<Item>& items);
   bool run_tasks(std::unique_lock<std::mutex>& lock);  // true when it ran any
+  void log_long_sentences(int64_t count);
   void run();
   std::vector<Item> next_round();
   bool budget_full() const;  // with mutex_ held
@@ -106,6 +107,9 @@ class Batcher {
   bool stopping_ = false;
   std::chrono::steady_clock::time_point free_since_;  // when the worker finished its last round (worker only)
   std::thread worker_;
+  std::mutex log_mutex_;
+  int64_t long_sentences_unlogged_ = 0;
+  std::chrono::steady_clock::time_point last_long_log_;
 };
 
 }  // namespace nmt::serve

@@ -42,6 +42,7 @@ inline const std::vector<std::string>& html_snippets() {
       "<p>Unclosed <b>fett <i>kursiv</p><p>danach</p>",
       "<p>Ein Hund<p>Eine Katze",
       "<b>fett <i>beide</b> kursiv</i> Ende",
+      "<p>Ein <b>g<p>Ein <roßer <b",  // the parser reopens <b> in the second paragraph (found by fuzzing)
       "<table><tr><td>Zelle</td>Streutext</tr></table>",
       "<svg><text x=\"0\">Ein Hund</text></svg><p>Ein Hund.</p>",
       "<p>Ein <sup>1</sup> und <sub>2</sub> und <small>klein</small>.</p>",

@@ -70,8 +70,12 @@ std::unordered_map<const GumboNode*, bool> carried_inline_elements(const GumboNo
       for (const GumboNode* c : children_of(node)) stack.push_back({c, false});
       continue;
     }
+    // Made or moved by the parser while repairing markup: its tags are not where it is.
+    constexpr unsigned kRepaired = GUMBO_INSERTION_BY_PARSER | GUMBO_INSERTION_RECONSTRUCTED_FORMATTING_ELEMENT |
+                                   GUMBO_INSERTION_ADOPTION_AGENCY_CLONED | GUMBO_INSERTION_ADOPTION_AGENCY_MOVED |
+                                   GUMBO_INSERTION_FOSTER_PARENTED | GUMBO_INSERTION_CONVERTED_FROM_END_TAG;
     bool ok = e.tag_namespace == GUMBO_NAMESPACE_HTML && is_inline_tag(e.tag) && e.original_tag.length > 0 &&
-              !marked_no_translate(e);
+              (node->parse_flags & kRepaired) == 0 && !marked_no_translate(e);
     for (const GumboNode* c : children_of(node)) {
       if (c->type == GUMBO_NODE_TEXT || c->type == GUMBO_NODE_WHITESPACE) continue;
       if (c->type != GUMBO_NODE_ELEMENT || !carried[c]) ok = false;
@@ -87,6 +91,8 @@ Kind kind_of(const GumboNode* node, const std::unordered_map<const GumboNode*, b
   const auto it = carried.find(node);
   return it != carried.end() && it->second ? Kind::kInline : Kind::kBlock;
 }
+
+constexpr size_t kMaxInlineDepth = 100;  // inline elements inside one another that a run carries
 
 size_t offset_in(const std::string& source, const char* p) { return static_cast<size_t>(p - source.data()); }
 
@@ -116,6 +122,7 @@ class RunBuilder {
     el.name = gumbo_normalized_tagname(e.tag);
     el.begin = run_.text.size();
     el.parent = open_.empty() ? -1 : open_.back();
+    if (open_.size() >= kMaxInlineDepth) broken_ = true;  // deeper than text needs: text nodes in place
     place(el.open.begin);
     extend(el.open.end);
     open_.push_back(static_cast<int>(run_.elements.size()));
@@ -173,9 +180,11 @@ class RunBuilder {
 
   void finish() {
     if (trim_space(run_.text, {0, run_.text.size()}).empty()) return;
+    if (run_.source.begin < emitted_end_) broken_ = true;  // the parser moved text back before an earlier run
     if (broken_ || !open_.empty()) {
       for (const Piece& p : pieces_) {
-        if (trim_space(run_.text, p.text).empty()) continue;
+        if (trim_space(run_.text, p.text).empty() || p.source.begin < emitted_end_) continue;  // left as it is
+        emitted_end_ = p.source.end;
         HtmlRun r;
         r.source = p.source;
         r.text = std::string(p.text.of(run_.text));
@@ -184,6 +193,7 @@ class RunBuilder {
       return;
     }
     peel_wrappers();
+    emitted_end_ = run_.source.end;
     runs_.push_back(std::move(run_));
   }
 
@@ -215,6 +225,7 @@ class RunBuilder {
   std::vector<Piece> pieces_;
   std::vector<int> open_;
   bool broken_ = false;
+  size_t emitted_end_ = 0;  // where the last text run ends in the source
 };
 
 void walk(const GumboNode* root, const std::string& source, std::vector<HtmlRun>& runs) {
