@@ -234,7 +234,9 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
     m.end = el.end;
     m.parent = el.parent >= 0 ? local[static_cast<size_t>(el.parent)] : -1;
     m.open = doc.with_attributes(el.open, outputs);
-    m.close = el.close.empty() ? "</" + el.name + ">" : doc.source().substr(el.close.begin, el.close.size());
+    // No end tag where the source had none: one written out would change how
+    // the parser reads what follows (an unclosed <b> is reopened in the next paragraph).
+    m.close = el.close.empty() ? std::string() : doc.source().substr(el.close.begin, el.close.size());
     local[e] = static_cast<int>(elements.size());
     elements.push_back(std::move(m));
   }

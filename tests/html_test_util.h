@@ -75,7 +75,11 @@ inline void tree_of(const GumboNode* n, std::string& out, bool keep_text) {
   if (element) {
     const GumboElement& e = n->v.element;
     out += "<" + std::string(gumbo_normalized_tagname(e.tag));
-    if (e.tag == GUMBO_TAG_UNKNOWN) out += ":" + std::string(e.original_tag.data, e.original_tag.length);
+    if (e.tag == GUMBO_TAG_UNKNOWN) {  // its name as written, without the attributes
+      GumboStringPiece name = e.original_tag;
+      gumbo_tag_from_original_text(&name);
+      out += ":" + std::string(name.data, name.length);
+    }
     for (unsigned i = 0; i < e.attributes.length; ++i) {
       const auto* a = static_cast<const GumboAttribute*>(e.attributes.data[i]);
       const bool translatable = !std::strcmp(a->name, "title") || !std::strcmp(a->name, "alt") ||

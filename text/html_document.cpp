@@ -3,7 +3,9 @@
 #include <gumbo.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 
 #include "util/error.h"
@@ -54,10 +56,27 @@ std::vector<const GumboNode*> children_of(const GumboNode* node) {
   return out;
 }
 
+// The element's own end tag in the source; empty where it has none, or where
+// another end tag closed it (a <b> left open until </p> points at that one).
+Span own_end_tag(const GumboNode* node, const std::string& source) {
+  const GumboElement& e = node->v.element;
+  if ((node->parse_flags & GUMBO_INSERTION_IMPLICIT_END_TAG) != 0 || e.original_end_tag.length == 0) return {};
+  const std::string name = gumbo_normalized_tagname(e.tag);
+  const std::string_view end_tag(e.original_end_tag.data, e.original_end_tag.length);
+  const size_t n = name.size() + 2;  // "</" and the name
+  if (end_tag.size() <= n || strncasecmp(end_tag.data(), ("</" + name).c_str(), n) != 0) return {};
+  const char after = end_tag[n];
+  if (after != '>' && after != '/' && !std::isspace(static_cast<unsigned char>(after))) return {};
+  const size_t at = static_cast<size_t>(e.original_end_tag.data - source.data());
+  return {at, at + end_tag.size()};
+}
+
 // Inline elements that a run can carry: an inline tag spelled in the source
-// (not one the parser made up while repairing) holding only text and such
-// elements. Others are containers: their text makes runs of its own.
-std::unordered_map<const GumboNode*, bool> carried_inline_elements(const GumboNode* root) {
+// with its own end tag (not one the parser made up or moved while repairing:
+// moving the text of an unclosed element changes what the parser reopens
+// after it) holding only text and such elements. Others are containers:
+// their text makes runs of its own.
+std::unordered_map<const GumboNode*, bool> carried_inline_elements(const GumboNode* root, const std::string& source) {
   std::unordered_map<const GumboNode*, bool> carried;
   std::vector<std::pair<const GumboNode*, bool>> stack{{root, false}};  // (node, children done)
   while (!stack.empty()) {
@@ -75,7 +94,7 @@ std::unordered_map<const GumboNode*, bool> carried_inline_elements(const GumboNo
                                    GUMBO_INSERTION_ADOPTION_AGENCY_CLONED | GUMBO_INSERTION_ADOPTION_AGENCY_MOVED |
                                    GUMBO_INSERTION_FOSTER_PARENTED | GUMBO_INSERTION_CONVERTED_FROM_END_TAG;
     bool ok = e.tag_namespace == GUMBO_NAMESPACE_HTML && is_inline_tag(e.tag) && e.original_tag.length > 0 &&
-              (node->parse_flags & kRepaired) == 0 && !marked_no_translate(e);
+              (node->parse_flags & kRepaired) == 0 && !own_end_tag(node, source).empty() && !marked_no_translate(e);
     for (const GumboNode* c : children_of(node)) {
       if (c->type == GUMBO_NODE_TEXT || c->type == GUMBO_NODE_WHITESPACE) continue;
       if (c->type != GUMBO_NODE_ELEMENT || !carried[c]) ok = false;
@@ -83,6 +102,50 @@ std::unordered_map<const GumboNode*, bool> carried_inline_elements(const GumboNo
     carried[node] = ok;
   }
   return carried;
+}
+
+size_t offset_in(const std::string& source, const char* p) { return static_cast<size_t>(p - source.data()); }
+
+// Whether source text holds what can only be a tag ("<" and a letter, "/",
+// "!" or "?"): the parser joined text around a tag that left no node of its
+// own (a second <html> lends its attributes to the first). Only RCDATA such as
+// <title> keeps such text as text.
+bool holds_a_tag(std::string_view original) {
+  for (size_t i = original.find('<'); i != std::string_view::npos && i + 1 < original.size();
+       i = original.find('<', i + 1)) {
+    const char c = original[i + 1];
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '/' || c == '!' || c == '?') return true;
+  }
+  return false;
+}
+
+bool in_title(const GumboNode* text) {
+  return text->parent && text->parent->type == GUMBO_NODE_ELEMENT && text->parent->v.element.tag == GUMBO_TAG_TITLE;
+}
+
+// Where every tag and comment starts in the source, sorted: a text node whose
+// source span holds one is text the parser gathered from several places
+// (foster parenting moves text out of a table and joins it to the text
+// before), and is left as it is.
+std::vector<size_t> markup_starts(const GumboNode* root, const std::string& source) {
+  std::vector<size_t> starts;
+  std::vector<const GumboNode*> stack{root};
+  while (!stack.empty()) {
+    const GumboNode* n = stack.back();
+    stack.pop_back();
+    if (n->type == GUMBO_NODE_COMMENT || n->type == GUMBO_NODE_CDATA) {
+      if (n->v.text.original_text.length > 0) starts.push_back(offset_in(source, n->v.text.original_text.data));
+      continue;
+    }
+    if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) {
+      const GumboElement& e = n->v.element;
+      if (e.original_tag.length > 0) starts.push_back(offset_in(source, e.original_tag.data));
+      if (e.original_end_tag.length > 0) starts.push_back(offset_in(source, e.original_end_tag.data));
+    }
+    for (const GumboNode* c : children_of(n)) stack.push_back(c);
+  }
+  std::sort(starts.begin(), starts.end());
+  return starts;
 }
 
 Kind kind_of(const GumboNode* node, const std::unordered_map<const GumboNode*, bool>& carried) {
@@ -94,16 +157,21 @@ Kind kind_of(const GumboNode* node, const std::unordered_map<const GumboNode*, b
 
 constexpr size_t kMaxInlineDepth = 100;  // inline elements inside one another that a run carries
 
-size_t offset_in(const std::string& source, const char* p) { return static_cast<size_t>(p - source.data()); }
 
 // Gathers runs while walking the tree in document order.
 class RunBuilder {
  public:
-  RunBuilder(const std::string& source, std::vector<HtmlRun>& runs) : source_(source), runs_(runs) {}
+  RunBuilder(const std::string& source, std::vector<HtmlRun>& runs, std::vector<size_t> markup)
+      : source_(source), runs_(runs), markup_(std::move(markup)) {}
 
   void add_text(const GumboNode* node) {
     const GumboText& t = node->v.text;
     const Span at{offset_in(source_, t.original_text.data), offset_in(source_, t.original_text.data) + t.original_text.length};
+    const auto tag = std::upper_bound(markup_.begin(), markup_.end(), at.begin);
+    if ((tag != markup_.end() && *tag < at.end) || (!in_title(node) && holds_a_tag(at.of(source_)))) {
+      flush();  // gathered across markup by the parser: left as it is
+      return;
+    }
     place(at.begin);
     const size_t from = run_.text.size();
     run_.text += t.text;
@@ -115,11 +183,8 @@ class RunBuilder {
     const GumboElement& e = node->v.element;
     InlineElement el;
     el.open = {offset_in(source_, e.original_tag.data), offset_in(source_, e.original_tag.data) + e.original_tag.length};
-    if (e.original_end_tag.length > 0) {
-      el.close = {offset_in(source_, e.original_end_tag.data),
-                  offset_in(source_, e.original_end_tag.data) + e.original_end_tag.length};
-    }
     el.name = gumbo_normalized_tagname(e.tag);
+    el.close = own_end_tag(node, source_);
     el.begin = run_.text.size();
     el.parent = open_.empty() ? -1 : open_.back();
     if (open_.size() >= kMaxInlineDepth) broken_ = true;  // deeper than text needs: text nodes in place
@@ -134,7 +199,7 @@ class RunBuilder {
     open_.pop_back();
     el.end = run_.text.size();
     if (!el.close.empty()) {
-      if (el.close.begin < run_.source.end) broken_ = true;
+      if (el.close.begin < run_.source.end || markup_between(run_.source.end, el.close.begin)) broken_ = true;
       extend(el.close.end);
     }
   }
@@ -172,19 +237,28 @@ class RunBuilder {
   void place(size_t at) {
     if (run_.text.empty() && run_.elements.empty()) {
       run_.source = {at, at};
-    } else if (at < run_.source.end) {
-      broken_ = true;
+    } else if (at < run_.source.end || markup_between(run_.source.end, at)) {
+      broken_ = true;  // also when the parser moved text here past tags that are not the run's
     }
   }
+  bool markup_between(size_t from, size_t to) const {
+    const auto tag = std::lower_bound(markup_.begin(), markup_.end(), from);
+    return tag != markup_.end() && *tag < to;
+  }
   void extend(size_t to) { run_.source.end = std::max(run_.source.end, to); }
+  bool overlaps_emitted(Span s) const {
+    auto next = emitted_.lower_bound(s.begin);
+    if (next != emitted_.end() && next->first < s.end) return true;
+    return next != emitted_.begin() && std::prev(next)->second > s.begin;
+  }
 
   void finish() {
     if (trim_space(run_.text, {0, run_.text.size()}).empty()) return;
-    if (run_.source.begin < emitted_end_) broken_ = true;  // the parser moved text back before an earlier run
+    if (overlaps_emitted(run_.source)) broken_ = true;  // the parser moved text in among an earlier run's
     if (broken_ || !open_.empty()) {
       for (const Piece& p : pieces_) {
-        if (trim_space(run_.text, p.text).empty() || p.source.begin < emitted_end_) continue;  // left as it is
-        emitted_end_ = p.source.end;
+        if (trim_space(run_.text, p.text).empty() || overlaps_emitted(p.source)) continue;  // left as it is
+        emitted_[p.source.begin] = p.source.end;
         HtmlRun r;
         r.source = p.source;
         r.text = std::string(p.text.of(run_.text));
@@ -193,7 +267,7 @@ class RunBuilder {
       return;
     }
     peel_wrappers();
-    emitted_end_ = run_.source.end;
+    emitted_[run_.source.begin] = run_.source.end;
     runs_.push_back(std::move(run_));
   }
 
@@ -221,16 +295,17 @@ class RunBuilder {
 
   const std::string& source_;
   std::vector<HtmlRun>& runs_;
+  const std::vector<size_t> markup_;  // where tags and comments start
   HtmlRun run_;
   std::vector<Piece> pieces_;
   std::vector<int> open_;
   bool broken_ = false;
-  size_t emitted_end_ = 0;  // where the last text run ends in the source
+  std::map<size_t, size_t> emitted_;  // the text runs' source spans, begin -> end
 };
 
 void walk(const GumboNode* root, const std::string& source, std::vector<HtmlRun>& runs) {
-  const auto carried = carried_inline_elements(root);
-  RunBuilder builder(source, runs);
+  const auto carried = carried_inline_elements(root, source);
+  RunBuilder builder(source, runs, markup_starts(root, source));
   struct Frame {
     const GumboNode* node;
     bool exit;

@@ -1,12 +1,14 @@
 // The HTML reader and the markup transfer on arbitrary bytes: every run lies
-// inside the document, its inline elements nest inside its text, and
-// rebuilding the document with any outputs, or carrying the elements to any
-// alignment, ends without a crash.
+// inside the document, its inline elements nest inside its text, and the
+// document rebuilt with its words reordered and its elements carried to them
+// parses to the same element tree as the input.
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "fuzz_support.h"
+#include "tests/html_test_util.h"
 #include "text/html_document.h"
 #include "text/markup_transfer.h"
 #include "text/utf8.h"
@@ -33,8 +35,10 @@ void check_runs(const nmt::text::HtmlDocument& d) {
   }
 }
 
-// The run's words, aligned to their own positions read backwards (a reordering).
-std::string transfer_reversed(const nmt::text::HtmlRun& r) {
+// The run's words, aligned to their own positions read backwards (a
+// reordering), with the run's own tags as the translator writes them out.
+std::string transfer_reversed(const nmt::text::HtmlDocument& d, const nmt::text::HtmlRun& r,
+                              const std::vector<std::string>& outputs) {
   std::vector<nmt::text::AlignedWord> words;
   for (size_t at = 0; at < r.text.size();) {
     const size_t end = std::min(r.text.find(' ', at), r.text.size());
@@ -43,7 +47,10 @@ std::string transfer_reversed(const nmt::text::HtmlRun& r) {
   }
   std::vector<nmt::text::AlignedWord> reversed(words.rbegin(), words.rend());
   std::vector<nmt::text::MarkupElement> elements;
-  for (const auto& el : r.elements) elements.push_back({el.begin, el.end, el.parent, "<" + el.name + ">", "</>"});
+  for (const auto& el : r.elements) {
+    elements.push_back({el.begin, el.end, el.parent, d.with_attributes(el.open, outputs),
+                        d.source().substr(el.close.begin, el.close.size())});
+  }
   return nmt::text::transfer_markup(reversed, elements);
 }
 
@@ -55,13 +62,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nmt::fuzz::expect_only_our_errors([&] {
     const nmt::text::HtmlDocument d(html);
     check_runs(d);
-    std::vector<std::string> outputs;
-    for (const auto& r : d.runs()) outputs.push_back(r.attribute ? r.text + "\"'&" : transfer_reversed(r));
-    const std::string out = d.render(outputs);
-    for (const auto& r : d.runs()) {
-      for (const auto& el : r.elements) d.with_attributes(el.open, outputs);
+    std::vector<std::string> outputs(d.runs().size());
+    for (size_t k = 0; k < d.runs().size(); ++k) {  // attributes first: tags inside text runs carry them
+      if (d.runs()[k].attribute) outputs[k] = d.runs()[k].text + "\"'&<";
     }
+    for (size_t k = 0; k < d.runs().size(); ++k) {
+      if (!d.runs()[k].attribute) outputs[k] = transfer_reversed(d, d.runs()[k], outputs);
+    }
+    const std::string out = d.render(outputs);
     if (d.runs().empty() && out != html) std::abort();  // nothing to translate: nothing changes
+    // The same elements, nested the same way, whatever the text became.
+    if (nmt::test::element_tree(out) != nmt::test::element_tree(html)) {
+      std::fprintf(stderr, "finding: the element tree changed:\n%s\n%s\n", nmt::test::element_tree(html).c_str(),
+                   nmt::test::element_tree(out).c_str());
+      std::abort();
+    }
   });
   return 0;
 }
