@@ -169,7 +169,7 @@ class RunBuilder {
     const Span at{offset_in(source_, t.original_text.data), offset_in(source_, t.original_text.data) + t.original_text.length};
     const auto tag = std::upper_bound(markup_.begin(), markup_.end(), at.begin);
     if ((tag != markup_.end() && *tag < at.end) || (!in_title(node) && holds_a_tag(at.of(source_)))) {
-      flush();  // gathered across markup by the parser: left as it is
+      broken_ = true;  // gathered across markup by the parser: left as it is, the run's other text in place
       return;
     }
     place(at.begin);
@@ -195,6 +195,7 @@ class RunBuilder {
   }
 
   void close_inline() {
+    if (open_.empty()) return;  // not reached: a carried element holds no flush
     InlineElement& el = run_.elements[static_cast<size_t>(open_.back())];
     open_.pop_back();
     el.end = run_.text.size();
