@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "text/html_document.h"
 #include "text/utf8.h"
 
 namespace nmt::decode {
@@ -15,20 +16,7 @@ constexpr int kCell = 26;        // pixels per cell
 constexpr int kCharWidth = 8;    // rough width of one label character at font-size 13
 constexpr int kPad = 10;
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& s) { return text::escape_markup(s); }
 
 size_t longest(const std::vector<std::string>& labels) {
   size_t n = 0;

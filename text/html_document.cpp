@@ -357,11 +357,16 @@ bool starts_a_document(const std::string& html) {
   return false;
 }
 
-std::string escape_attribute(std::string_view value) {
+}  // namespace
+
+std::string escape_markup(std::string_view text) {
   std::string out;
-  for (char c : value) {
+  out.reserve(text.size());
+  for (char c : text) {
     switch (c) {
       case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
       default: out += c;
@@ -369,8 +374,6 @@ std::string escape_attribute(std::string_view value) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string escape_html_text(std::string_view text) {
   std::string out;
@@ -404,9 +407,9 @@ void HtmlDocument::append_run_output(std::string& out, size_t run, const std::ve
   if (!r.attribute) {
     out += outputs[run];
   } else if (r.quoted) {
-    out += escape_attribute(outputs[run]);
+    out += escape_markup(outputs[run]);
   } else {
-    out += "\"" + escape_attribute(outputs[run]) + "\"";
+    out += "\"" + escape_markup(outputs[run]) + "\"";
   }
 }
 

@@ -63,5 +63,7 @@ class HtmlDocument {
 
 // Text for an HTML text node: &, <, > and no-break spaces escaped.
 std::string escape_html_text(std::string_view text);
+// Text for any place in HTML, SVG or XML, attribute values included: &, <, >, " and ' escaped.
+std::string escape_markup(std::string_view text);
 
 }  // namespace nmt::text
