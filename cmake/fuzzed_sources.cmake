@@ -9,6 +9,6 @@ set(NMT_FUZZED_checkpoint storage/checkpoint.cpp storage/state_dict.cpp storage/
 set(NMT_FUZZED_state_dict storage/state_dict.cpp storage/torch_archive.cpp)
 set(NMT_FUZZED_sentencepiece vocab/sentencepiece_vocab.cpp vocab/spm_bridge_loader.cpp)
 set(NMT_FUZZED_score eval/bleu.cpp eval/chrf.cpp eval/tokenizer_13a.cpp)
-set(NMT_FUZZED_html text/html_document.cpp text/markup_transfer.cpp text/join_pieces.cpp text/span.cpp)
+set(NMT_FUZZED_html text/html_document.cpp text/html_nodes.cpp text/markup_transfer.cpp text/join_pieces.cpp text/span.cpp)
 set(NMT_FUZZED_sentences text/sentence_splitter.cpp text/split_to_fit.cpp text/join_pieces.cpp text/span.cpp)
 set(NMT_FUZZ_TARGETS line_reader config checkpoint state_dict sentencepiece score html sentences)
