@@ -7,8 +7,8 @@
 # trainer's order, written by build/peer_batches_bench from a preparation run
 # (the vocabulary is trained with the same seed, so the ids are the ones the
 # trainer sees). Resident memory of each is sampled every 15 s into
-# OUT_DIR/{ours,peer}.rss (seconds, KiB); prints peak, at 5 minutes, the most
-# after 5 minutes, final and steps for each.
+# OUT_DIR/{ours,peer}.rss (seconds, KiB) and drawn in OUT_DIR/memory.svg;
+# prints peak, at 5 minutes, the most after 5 minutes, final and steps for each.
 #
 #   bench/train_memory_peer.sh CONFIG OUT_DIR [MINUTES (30)] [PRECISION (fp32|bf16, default: the trainer's auto)]
 #
@@ -43,6 +43,8 @@ OPENBLAS_NUM_THREADS=1 taskset -c 1 "$python" bench/pytorch_peer.py --batches "$
 wait "$ours"
 wait
 cut -d' ' -f1,2 "$out/peer.rss.raw" > "$out/peer.rss"
+"$python" "$(dirname "$0")/rss_plot.py" "$out/memory.svg" "$config, $precision, one core each: resident memory" \
+  ours="$out/ours.rss" "PyTorch peer=$out/peer.rss"
 
 echo "$(param model d_model)-dim, $(param model n_layers)+$(param model n_layers) layers, $precision, $minutes minutes, one core each"
 echo "| run | peak RSS | at 5 min | most after 5 min | final | steps |"
