@@ -219,14 +219,6 @@ void on_translation(RunContext& c, int64_t index, const decode::LineTranslation&
   }
 }
 
-// "3, 5, 9" (the first ten, then "...").
-std::string line_list(const std::vector<int64_t>& lines) {
-  std::string out;
-  for (size_t i = 0; i < lines.size() && i < 10; ++i) out += (i ? ", " : "") + std::to_string(lines[i]);
-  if (lines.size() > 10) out += ", ...";
-  return out;
-}
-
 // Sentences split from paragraphs and sentences too long for the model, counted.
 void print_summary(const RunContext& c, const decode::StreamReport& report) {
   if (!c.args.options.split_sentences && report.long_sentences == 0) return;
@@ -246,13 +238,13 @@ int report_end(const RunContext& c, const decode::StreamReport& report) {
   print_summary(c, report);
   if (!c.cut_lines.empty()) {
     std::cerr << "translator: warning: " << c.cut_lines.size() << " line(s) of " << input_name(c.args)
-              << " are longer than " << text::kMaxLineBytes << " bytes (line " << line_list(c.cut_lines)
+              << " are longer than " << text::kMaxLineBytes << " bytes (line " << line_numbers(c.cut_lines)
               << "); only their first " << text::kMaxLineBytes << " bytes were translated.\n";
   }
   int code = kExitOk;
   if (!report.invalid_lines.empty()) {
     std::cerr << "translator: error: " << report.invalid_lines.size() << " line(s) of " << input_name(c.args)
-              << " are not valid UTF-8 (line " << line_list(report.invalid_lines)
+              << " are not valid UTF-8 (line " << line_numbers(report.invalid_lines)
               << "); their translations were left empty.\n";
     code = kExitData;
   }

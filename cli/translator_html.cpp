@@ -1,14 +1,11 @@
 #include "cli/translator_html.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "decode/html_translation.h"
 #include "decode/translation_stream.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace nmt::cli {
@@ -30,11 +27,7 @@ std::string read_document(const std::string& path) {
     throw DataError("The HTML file " + path + " has " + std::to_string(size) + " bytes; --format html reads at most " +
                     std::to_string(kMaxDocumentBytes) + " bytes of one document.");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError("Cannot read the input file " + path + " (" + std::strerror(errno) + ").");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_file_bytes(path);
 }
 
 void count(Counts& c, const decode::HtmlTranslation& t, int64_t line) {
@@ -52,11 +45,8 @@ int report(const Counts& c, const HtmlInput& input, int64_t max_tokens) {
   }
   std::cerr << ".\n";
   if (c.invalid.empty()) return kExitOk;
-  std::string lines;
-  for (size_t i = 0; i < c.invalid.size() && i < 10; ++i) lines += (i ? ", " : "") + std::to_string(c.invalid[i]);
-  if (c.invalid.size() > 10) lines += ", ...";
   std::cerr << "translator: error: " << c.invalid.size() << " fragment(s) of " << input.name
-            << " are not valid UTF-8 (line " << lines << "); their translations were left empty.\n";
+            << " are not valid UTF-8 (line " << line_numbers(c.invalid) << "); their translations were left empty.\n";
   return kExitData;
 }
 

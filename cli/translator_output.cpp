@@ -11,6 +11,13 @@
 #include "util/error.h"
 
 namespace nmt::cli {
+
+std::string line_numbers(const std::vector<int64_t>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size() && i < 10; ++i) out += (i ? ", " : "") + std::to_string(lines[i]);
+  if (lines.size() > 10) out += ", ...";
+  return out;
+}
 namespace {
 
 void sync_file(const std::string& path) {

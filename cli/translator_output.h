@@ -5,9 +5,14 @@
 
 #include <fstream>
 #include <ostream>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace nmt::cli {
+
+// Line numbers for a message: "3, 5, 9", the first ten, then ", ...".
+std::string line_numbers(const std::vector<int64_t>& lines);
 
 class TranslationOutput {
  public:

@@ -76,19 +76,7 @@ HtmlTranslator::HtmlTranslator(Translator& translator, PlanTranslator plans, Mod
       model_call_(std::move(model_call)),
       alignment_layer_(alignment_layer.value_or(translator.model().config().n_layers >= 2 ? -2 : -1)),
       splitter_(translator.options().source_language) {
-  if (!plans_) {
-    plans_ = [this](const std::vector<LinePlan>& plans) {
-      std::vector<std::vector<int64_t>> sources;
-      for (const auto& p : plans) sources.insert(sources.end(), p.pieces.begin(), p.pieces.end());
-      auto flat = translator_.translate_ids(sources);
-      std::vector<std::vector<std::vector<Hypothesis>>> out(plans.size());
-      size_t next = 0;
-      for (size_t k = 0; k < plans.size(); ++k) {
-        for (size_t p = 0; p < plans[k].pieces.size(); ++p) out[k].push_back(std::move(flat[next++]));
-      }
-      return out;
-    };
-  }
+  if (!plans_) plans_ = [this](const std::vector<LinePlan>& plans) { return translator_.translate_plans(plans); };
   if (!model_call_) model_call_ = [](const std::function<void()>& f) { f(); };
 }
 

@@ -96,20 +96,23 @@ LineTranslation Translator::rebuild(LinePlan plan, std::vector<std::vector<Hypot
 std::vector<LineTranslation> Translator::translate(const std::vector<std::string>& lines) {
   std::vector<LinePlan> plans;
   plans.reserve(lines.size());
-  std::vector<std::vector<int64_t>> sources;  // every piece of every line: one set of batches
-  for (const auto& line : lines) {
-    plans.push_back(plan(line));
-    for (const auto& piece : plans.back().pieces) sources.push_back(piece);
-  }
-  auto hyps = translate_ids(sources);
+  for (const auto& line : lines) plans.push_back(plan(line));
+  auto hyps = translate_plans(plans);
   std::vector<LineTranslation> out;
   out.reserve(lines.size());
-  size_t next = 0;
-  for (auto& p : plans) {
-    std::vector<std::vector<Hypothesis>> mine(std::make_move_iterator(hyps.begin() + next),
-                                              std::make_move_iterator(hyps.begin() + next + p.pieces.size()));
-    next += p.pieces.size();
-    out.push_back(rebuild(std::move(p), std::move(mine)));
+  for (size_t k = 0; k < plans.size(); ++k) out.push_back(rebuild(std::move(plans[k]), std::move(hyps[k])));
+  return out;
+}
+
+std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_plans(const std::vector<LinePlan>& plans) {
+  std::vector<std::vector<int64_t>> sources;  // every piece of every line: one set of batches
+  for (const auto& p : plans) sources.insert(sources.end(), p.pieces.begin(), p.pieces.end());
+  auto flat = translate_ids(sources);
+  std::vector<std::vector<std::vector<Hypothesis>>> out(plans.size());
+  auto next = std::make_move_iterator(flat.begin());
+  for (size_t k = 0; k < plans.size(); ++k) {
+    out[k].assign(next, next + static_cast<std::ptrdiff_t>(plans[k].pieces.size()));
+    next += static_cast<std::ptrdiff_t>(plans[k].pieces.size());
   }
   return out;
 }

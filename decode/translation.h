@@ -49,6 +49,8 @@ class Translator {
   // hypotheses per source, in input order. Sorts by length into batches of
   // options.batch_size sentences, options.parallel_batches of them at once.
   std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int64_t>>& sources);
+  // Every piece of every plan in one set of batches: hypotheses [plan][piece].
+  std::vector<std::vector<std::vector<Hypothesis>>> translate_plans(const std::vector<LinePlan>& plans);
 
   // Teacher-forced pass over `target` (ids without bos/eos) for `source`
   // (ids without sos/eos): cross-attention of decoder layer `layer` (negative

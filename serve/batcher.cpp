@@ -9,7 +9,7 @@
 namespace nmt::serve {
 
 struct Batcher::Request {
-  std::vector<decode::LinePlan> plans;
+  const std::vector<decode::LinePlan>* plans = nullptr;  // the caller's, who waits until they are translated
   std::vector<std::vector<std::vector<decode::Hypothesis>>> hypotheses;  // per line, per piece
   std::mutex mutex;
   std::condition_variable done;
@@ -75,8 +75,8 @@ std::vector<std::vector<std::vector<decode::Hypothesis>>> Batcher::translate_pla
   std::vector<Item> items;
   const auto now = std::chrono::steady_clock::now();
   int64_t sentences = 0, long_sentences = 0;
+  request->plans = &plans;
   for (size_t l = 0; l < plans.size(); ++l) {
-    request->plans.push_back(plans[l]);
     request->hypotheses.emplace_back(plans[l].pieces.size());
     for (size_t p = 0; p < plans[l].pieces.size(); ++p) {
       items.push_back({request, l, p, static_cast<int64_t>(plans[l].pieces[p].size()), now});
@@ -202,7 +202,7 @@ void Batcher::translate_round(std::vector<Item>& round) {
   sources.reserve(round.size());
   int64_t source_tokens = 0, target_tokens = 0;
   for (const auto& item : round) {
-    sources.push_back(item.request->plans[item.line].pieces[item.piece]);
+    sources.push_back((*item.request->plans)[item.line].pieces[item.piece]);
     source_tokens += item.tokens;
   }
   std::exception_ptr error;
