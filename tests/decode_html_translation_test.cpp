@@ -11,18 +11,17 @@
 #include "decode/html_translation.h"
 #include "tests/html_test_util.h"
 #include "tests/test_support.h"
+#include "tests/vocab_test_util.h"
 #include "text/html_document.h"
 #include "vocab/vocabularies.h"
 
 namespace nmt::decode {
 namespace {
 
-class HtmlTranslation : public ::testing::Test {
+class HtmlTranslation : public test::ToyVocabularyTest {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
-    vocabs_ = new vocab::Vocabularies(vocab::prepare_vocabularies(test::toy_corpus_config(*dir_, 300),
-                                                                  dir_->path("out")));
+    ToyVocabularyTest::SetUpTestSuite();
     TranslatorOptions o;
     o.batch_size = 8;
     o.source_language = "de";
@@ -30,8 +29,8 @@ class HtmlTranslation : public ::testing::Test {
   }
   static void TearDownTestSuite() {
     delete translator_;
-    delete vocabs_;
-    delete dir_;
+    translator_ = nullptr;
+    ToyVocabularyTest::TearDownTestSuite();
   }
   static std::string translate(const std::string& html) {
     HtmlTranslator t(*translator_);
@@ -44,8 +43,6 @@ class HtmlTranslation : public ::testing::Test {
     return text::escape_html_text(translator_->rebuild(plan, hyps).texts.at(0));
   }
 
-  static inline test::TempDir* dir_ = nullptr;
-  static inline vocab::Vocabularies* vocabs_ = nullptr;
   static inline Translator* translator_ = nullptr;
 };
 

@@ -13,24 +13,15 @@
 #include "decode/line_plan.h"
 #include "decode/translation.h"
 #include "tests/test_support.h"
+#include "tests/vocab_test_util.h"
 #include "util/config.h"
 #include "vocab/vocabularies.h"
 
 namespace nmt::decode {
 namespace {
 
-class LinePlanning : public ::testing::Test {
+class LinePlanning : public test::ToyVocabularyTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
-    vocabs_ = new vocab::Vocabularies(vocab::prepare_vocabularies(test::toy_corpus_config(*dir_, 300),
-                                                                  dir_->path("out")));
-  }
-  static void TearDownTestSuite() {
-    delete vocabs_;
-    delete dir_;
-  }
-
   static Translator make(bool split_sentences, int64_t max_len = 24) {
     TranslatorOptions o;
     o.search.beam = o.search.nbest = 2;
@@ -39,9 +30,6 @@ class LinePlanning : public ::testing::Test {
     o.source_language = "de";
     return Translator(test::tiny_model(5, max_len, vocabs_->src->size()), *vocabs_, o);
   }
-
-  static inline test::TempDir* dir_ = nullptr;
-  static inline vocab::Vocabularies* vocabs_ = nullptr;
 };
 
 const std::vector<std::string> kSentences = {"Ein Mann sieht dem Hund.", "Ein Kind fährt!", "Wo ist das Haus?",

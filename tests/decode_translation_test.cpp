@@ -13,6 +13,7 @@
 #include "decode/translation_stream.h"
 #include "decode/word_alignment.h"
 #include "tests/test_support.h"
+#include "tests/vocab_test_util.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "vocab/vocabularies.h"
@@ -20,18 +21,8 @@
 namespace nmt::decode {
 namespace {
 
-class TranslatorText : public ::testing::Test {
+class TranslatorText : public test::ToyVocabularyTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
-    const Config c = test::toy_corpus_config(*dir_, 300);
-    vocabs_ = new vocab::Vocabularies(vocab::prepare_vocabularies(c, dir_->path("out")));
-  }
-  static void TearDownTestSuite() {
-    delete vocabs_;
-    delete dir_;
-  }
-
   Translator make(int64_t beam, int64_t batch, int64_t max_len = 24) {
     auto model = test::tiny_model(5, max_len, vocabs_->src->size());
     TranslatorOptions o;
@@ -41,12 +32,8 @@ class TranslatorText : public ::testing::Test {
     return Translator(model, *vocabs_, o);
   }
 
-  static test::TempDir* dir_;
-  static vocab::Vocabularies* vocabs_;
 };
 
-test::TempDir* TranslatorText::dir_ = nullptr;
-vocab::Vocabularies* TranslatorText::vocabs_ = nullptr;
 
 const std::vector<std::string> kLines = {"Ein Mann sieht dem Hund.", "", "Ein Kind fährt.", "   ",
                                          "Ein Hund spielt mit dem Ball und der Mann geht zu dem Haus.",
