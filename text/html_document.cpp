@@ -60,7 +60,7 @@ class RunBuilder {
     open_.pop_back();
     el.end = run_.text.size();
     if (!el.close.empty()) {
-      if (el.close.begin < run_.source.end || markup_between(run_.source.end, el.close.begin)) broken_ = true;
+      if (el.close.begin != run_.source.end) broken_ = true;  // see place()
       extend(el.close.end);
     }
   }
@@ -93,18 +93,17 @@ class RunBuilder {
     Span source, text;
   };
 
-  // Starts the run at `at`, or notes that the source runs backwards (the
-  // parser moved something): such a run is translated a text node at a time.
+  // Starts the run at `at`, or notes that its parts are not one stretch of
+  // the source: a run's text and inline tags follow each other byte for
+  // byte, so anything between them (text the parser moved, a tag it dropped
+  // or merged, such as a second <html>) means it is translated a text node
+  // at a time.
   void place(size_t at) {
     if (run_.text.empty() && run_.elements.empty()) {
       run_.source = {at, at};
-    } else if (at < run_.source.end || markup_between(run_.source.end, at)) {
-      broken_ = true;  // also when the parser moved text here past tags that are not the run's
+    } else if (at != run_.source.end) {
+      broken_ = true;
     }
-  }
-  bool markup_between(size_t from, size_t to) const {
-    const auto tag = std::lower_bound(markup_.begin(), markup_.end(), from);
-    return tag != markup_.end() && *tag < to;
   }
   void extend(size_t to) { run_.source.end = std::max(run_.source.end, to); }
   bool overlaps_emitted(Span s) const {
