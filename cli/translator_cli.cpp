@@ -35,6 +35,7 @@ namespace {
 constexpr int64_t kChunkLines = 2000;  // lines read, sorted and batched at a time
 
 struct Args {
+  std::vector<std::string> model_dirs;  // --model, repeated only with --serve
   std::string model_dir, checkpoint, input, output, score_ref, hypotheses, export_path, svg_path;
   int64_t attention_layer = -1;
   std::string device = "auto";
@@ -50,7 +51,9 @@ struct Args {
 
 void add_options(CLI::App& app, Args& a) {
   auto& s = a.options.search;
-  app.add_option("--model", a.model_dir, "Model directory written by the trainer");
+  app.add_option("--model", a.model_dirs,
+                 "Model directory written by the trainer (with --serve: may be repeated, one server for all)")
+      ->allow_extra_args(false);
   app.add_option("--checkpoint", a.checkpoint,
                  "Checkpoint file (default: the better scored of best.pt and average.pt in DIR/checkpoints, else "
                  "last.pt)");
@@ -103,8 +106,22 @@ void check_args(Args& a) {
     }
     return;
   }
+  if (a.model_dirs.size() > 1 && !a.serve.serve) {
+    throw UsageError("--model is given " + std::to_string(a.model_dirs.size()) +
+                     " times; only --serve serves several models.");
+  }
+  if (!a.model_dirs.empty()) a.model_dir = a.model_dirs.front();
+  if (a.serve.serve && !a.serve.models_dir.empty()) {
+    if (!a.model_dirs.empty()) throw UsageError("Give --model DIR (repeated) or --models-dir DIR, not both.");
+    a.model_dirs = model_dirs_under(a.serve.models_dir);
+    a.model_dir = a.model_dirs.front();
+  }
   if (a.model_dir.empty()) {
-    throw UsageError("--model DIR is required (or --score REF --hypotheses HYP to score a file).");
+    throw UsageError("--model DIR is required (or --score REF --hypotheses HYP to score a file; with --serve, "
+                     "--models-dir DIR).");
+  }
+  if (a.model_dirs.size() > 1 && !a.checkpoint.empty()) {
+    throw UsageError("--checkpoint names one model's file; with several models each uses its own best.");
   }
   if (!a.input.empty() && !a.text.empty()) throw UsageError("Give either --input FILE or TEXT arguments, not both.");
   if (a.serve.serve && (!a.input.empty() || !a.text.empty() || !a.output.empty() || !a.score_ref.empty() ||
@@ -278,7 +295,7 @@ int run_translation(Args& a) {
   a.options.precision = choose_precision(a.precision, device).precision;
   const int cores = configure_cpu_threads(a.threads, a.options.precision).cores;
   a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
-  if (a.serve.serve) return run_server(a.serve, a.model_dir, a.checkpoint, device, a.options);
+  if (a.serve.serve) return run_server(a.serve, a.model_dirs, a.checkpoint, device, a.options);
   auto loaded = storage::load_model_dir(a.model_dir, a.checkpoint, device);
   if (!loaded.why.empty()) {
     std::cerr << "translator: using " << loaded.checkpoint_path << " (step " << loaded.step << "; " << loaded.why

@@ -1,6 +1,9 @@
 #include "cli/translator_serve.h"
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <memory>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -26,14 +29,41 @@ data::LanguagePair served_pair(const storage::LoadedModel& loaded, const std::st
   return pair;
 }
 
+namespace fs = std::filesystem;
+
 }  // namespace
+
+std::vector<std::string> model_dirs_under(const std::string& folder) {
+  if (!fs::is_directory(folder)) throw UsageError("--models-dir " + folder + " is not a directory.");
+  std::vector<std::string> dirs;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.is_directory() && fs::exists(entry.path() / "config.json")) dirs.push_back(entry.path().string());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  if (dirs.empty()) {
+    throw UsageError("--models-dir " + folder + " holds no model directory (a folder with a config.json, as the "
+                     "trainer writes).");
+  }
+  return dirs;
+}
 
 void add_serve_options(CLI::App& app, ServeArgs& s) {
   auto& o = s.server;
   app.add_flag("--serve", s.serve, "Serve translations over HTTP (LibreTranslate and OpenNMT-py APIs)");
   app.add_option("--host", o.host, "With --serve: address to listen on (0.0.0.0: all)")->capture_default_str();
   app.add_option("--port", o.port, "With --serve: port to listen on")->capture_default_str();
-  app.add_option("--api-key", o.api_key, "With --serve: key every translation request must carry");
+  app.add_option("--models-dir", s.models_dir, "With --serve: serve every model directory in this folder");
+  app.add_option("--api-key", o.access.api_key, "With --serve: the one key every translation request must carry");
+  app.add_option("--api-keys", o.access.api_keys_file,
+                 "With --serve: file of API keys, one a line: KEY [REQUESTS_PER_MINUTE] (0 or none: no limit)");
+  app.add_flag("--require-api-key", o.access.require_api_key, "With --api-keys: refuse requests without a key");
+  app.add_option("--req-limit", o.access.req_limit,
+                 "With --serve: requests per minute per client address without a key (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--max-files", o.files.max_files, "With --serve: translated files kept for download at most")
+      ->capture_default_str();
+  app.add_option("--file-keep-seconds", o.files.keep_seconds, "With --serve: how long a translated file is kept")
+      ->capture_default_str();
   app.add_option("--cors-origin", o.cors_origin, "With --serve: origin allowed by CORS (e.g. * or https://x.org)");
   app.add_option("--max-request-bytes", o.max_body_bytes, "With --serve: largest request body")->capture_default_str();
   app.add_option("--max-request-chars", o.limits.max_chars, "With --serve: characters per request at most")
@@ -58,23 +88,54 @@ void add_serve_options(CLI::App& app, ServeArgs& s) {
       ->capture_default_str();
 }
 
-int run_server(const ServeArgs& s, const std::string& model_dir, const std::string& checkpoint,
+namespace {
+
+// One model directory loaded for the server; what it needs stays alive here.
+struct LoadedEntry {
+  storage::LoadedModel loaded;
+  std::unique_ptr<decode::Translator> translator;
+  serve::ModelEntry entry;
+};
+
+LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
+                       const decode::TranslatorOptions& options) {
+  LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), nullptr, {}};
+  const auto pair = served_pair(e.loaded, dir);
+  e.translator = std::make_unique<decode::Translator>(e.loaded.model, e.loaded.vocabs,
+                                                      serve::serving_options(options, pair.source));
+  e.entry.translator = e.translator.get();
+  e.entry.pair = pair;
+  e.entry.name = fs::path(dir).filename().string();
+  if (e.entry.name.empty()) e.entry.name = fs::path(dir).parent_path().filename().string();  // "dir/"
+  e.entry.description = e.loaded.checkpoint_path + " (step " + std::to_string(e.loaded.step) +
+                        (e.loaded.why.empty() ? "" : "; " + e.loaded.why) + ")";
+  return e;
+}
+
+}  // namespace
+
+int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, const std::string& checkpoint,
                const torch::Device& device, const decode::TranslatorOptions& options) {
   install_stop_signal_handlers();
   const serve::ServerOptions& server_options = s.server;
-  std::optional<decode::Translator> translator;  // declared first: it must outlive the server's batcher
+  std::vector<LoadedEntry> loaded;  // declared first: the translators must outlive the server's batchers
   serve::TranslationServer server(server_options);
   const std::string address = "http://" + server_options.host + ":" + std::to_string(server.bind());
   server.start();
-  std::cerr << "translator: listening on " << address << " (loading the model; /ready says 503 until then)\n";
-  const auto loaded = storage::load_model_dir(model_dir, checkpoint, device);
-  const auto pair = served_pair(loaded, model_dir);
-  translator.emplace(loaded.model, loaded.vocabs, serve::serving_options(options, pair.source));
-  const std::string description = loaded.checkpoint_path + " (step " + std::to_string(loaded.step) +
-                                  (loaded.why.empty() ? "" : "; " + loaded.why) + ")";
-  server.serve_model(*translator, pair, description);
-  std::cerr << "translator: serving " << pair.source << "->" << pair.target << " with " << description << " on "
-            << address << "\n";
+  std::cerr << "translator: listening on " << address << " (loading " << model_dirs.size()
+            << " model(s); /ready says 503 until then)\n";
+  std::vector<serve::ModelEntry> entries;
+  for (const auto& dir : model_dirs) {
+    if (stop_requested()) break;
+    loaded.push_back(load_entry(dir, checkpoint, device, options));
+    entries.push_back(loaded.back().entry);
+    std::cerr << "translator: model " << entries.size() - 1 << ": " << entries.back().pair.source << "->"
+              << entries.back().pair.target << " with " << entries.back().description << "\n";
+  }
+  if (!stop_requested()) {
+    server.serve_models(entries);
+    std::cerr << "translator: serving " << server.pairs() << " on " << address << "\n";
+  }
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::cerr << "translator: signal " << stop_signal_number() << ": finishing the requests in flight\n";
   server.stop();

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "decode/translation.h"
 #include "serve/server_options.h"
@@ -13,15 +14,21 @@ namespace nmt::cli {
 
 struct ServeArgs {
   bool serve = false;
+  std::string models_dir;  // --models-dir: every model directory under it
   serve::ServerOptions server;
 };
 
 void add_serve_options(CLI::App& app, ServeArgs& s);
 
-// Listens at once (/health answers, /ready says 503), loads the model, then
-// serves until SIGTERM or SIGINT, finishes the requests in flight and
-// returns 0. `options` are the command line's decoding options.
-int run_server(const ServeArgs& s, const std::string& model_dir, const std::string& checkpoint,
+// The model directories directly under `folder` (those holding a
+// config.json), sorted by name; a UsageError when there is none.
+std::vector<std::string> model_dirs_under(const std::string& folder);
+
+// Listens at once (/health answers, /ready says 503), loads the models one
+// after the other, then serves until SIGTERM or SIGINT, finishes the
+// requests in flight and returns 0. `options` are the command line's
+// decoding options; `checkpoint` is for a single model only.
+int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, const std::string& checkpoint,
                const torch::Device& device, const decode::TranslatorOptions& options);
 
 }  // namespace nmt::cli

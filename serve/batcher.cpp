@@ -1,6 +1,7 @@
 #include "serve/batcher.h"
 
 #include <iostream>
+#include <optional>
 
 #include <ATen/Parallel.h>
 
@@ -27,8 +28,8 @@ void BatcherOptions::validate() const {
     throw UsageError("--queue-sentences must be at least 1 (got " + std::to_string(queue_sentences) + ").");
 }
 
-Batcher::Batcher(decode::Translator& translator, BatcherOptions options, ServerMetrics& metrics)
-    : translator_(translator), options_(options), metrics_(metrics) {
+Batcher::Batcher(decode::Translator& translator, BatcherOptions options, ServerMetrics& metrics, ComputeTurns* turns)
+    : translator_(translator), options_(options), metrics_(metrics), turns_(turns) {
   options_.validate();
   // ATen's OpenMP pool size is a per-thread setting: the worker takes the
   // creating thread's (the command line's --threads), not OpenMP's default.
@@ -122,6 +123,8 @@ bool Batcher::run_tasks(std::unique_lock<std::mutex>& lock) {
     tasks_.pop_front();
     lock.unlock();
     try {
+      std::optional<ComputeTurns::Turn> turn;
+      if (turns_) turn.emplace(turns_->take());
       task->call();
     } catch (...) {
       task->error = std::current_exception();
@@ -148,7 +151,7 @@ void Batcher::enqueue_and_wait(const std::shared_ptr<Request>& request, std::vec
       queued_tokens_ += item.tokens;
       queue_.push_back(std::move(item));
     }
-    metrics_.set_queue(static_cast<int64_t>(queue_.size()));
+    metrics_.add_queued(static_cast<int64_t>(items.size()));
   }
   wake_.notify_one();
   std::unique_lock<std::mutex> lock(request->mutex);
@@ -161,6 +164,8 @@ void Batcher::run() {
   for (;;) {
     std::vector<Item> round = next_round();
     if (round.empty()) return;  // stopping, and nothing is left
+    std::optional<ComputeTurns::Turn> turn;
+    if (turns_) turn.emplace(turns_->take());
     translate_round(round);
     free_since_ = std::chrono::steady_clock::now();
   }
@@ -193,7 +198,7 @@ std::vector<Batcher::Item> Batcher::next_round() {
     queue_.pop_front();
   }
   queued_tokens_ -= tokens;
-  metrics_.set_queue(static_cast<int64_t>(queue_.size()));
+  metrics_.add_queued(-static_cast<int64_t>(round.size()));
   return round;
 }
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "decode/translation.h"
+#include "serve/compute_turns.h"
 #include "serve/server_metrics.h"
 
 namespace nmt::serve {
@@ -56,8 +57,11 @@ class ShuttingDown : public std::runtime_error {
 
 class Batcher {
  public:
-  // `translator` and `metrics` must outlive the batcher; the worker starts here.
-  Batcher(decode::Translator& translator, BatcherOptions options, ServerMetrics& metrics);
+  // `translator`, `metrics` and `turns` must outlive the batcher; the worker
+  // starts here. With `turns`, every round and task waits for its turn on the
+  // cores that other batchers share (compute_turns.h).
+  Batcher(decode::Translator& translator, BatcherOptions options, ServerMetrics& metrics,
+          ComputeTurns* turns = nullptr);
   ~Batcher();
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -99,6 +103,7 @@ class Batcher {
   decode::Translator& translator_;
   BatcherOptions options_;
   ServerMetrics& metrics_;
+  ComputeTurns* turns_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;  // done_: a task has run
   std::deque<Item> queue_;

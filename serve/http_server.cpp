@@ -51,43 +51,12 @@ void guarded(httplib::Response& res, Body&& body) {
   }
 }
 
-json parse_json_body(const std::string& body) {
-  try {
-    return json::parse(body);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw HttpError(400, std::string("Malformed JSON: ") + e.what());
-  }
-}
-
-// application/x-www-form-urlencoded fields as a JSON object of strings; a
-// field given more than once (q=a&q=b) becomes an array.
-json parse_form_body(const std::string& body) {
-  httplib::Params params;
-  httplib::detail::parse_query_text(body, params);
-  json out = json::object();
-  for (const auto& [key, value] : params) {
-    if (!out.contains(key)) {
-      out[key] = value;
-    } else {
-      if (!out[key].is_array()) out[key] = json::array({out[key]});
-      out[key].push_back(value);
-    }
-  }
-  return out;
-}
-
-bool same_key(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  // Every byte is compared, so the time taken does not reveal a common prefix.
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 std::string route_label(const std::string& path) {
-  for (const char* known : {"/translate", "/languages", "/translator/translate", "/health", "/ready", "/metrics"}) {
+  for (const char* known : {"/translate", "/languages", "/detect", "/frontend/settings", "/suggest", "/translate_file",
+                            "/translator/translate", "/translator/models", "/health", "/ready", "/metrics"}) {
     if (path == known) return path;
   }
+  if (path.rfind("/download_file/", 0) == 0) return "/download_file";
   return "other";
 }
 
@@ -95,8 +64,9 @@ std::string default_error(const httplib::Request& req, int status) {
   switch (status) {
     case 404:
       return "No route " + req.method + " " + req.path +
-             "; this server answers POST /translate, GET /languages, POST /translator/translate, GET /health, "
-             "GET /ready and GET /metrics.";
+             "; this server answers POST /translate, GET /languages, POST /detect, GET /frontend/settings, "
+             "POST /suggest, POST /translate_file, GET /download_file/NAME, POST /translator/translate, "
+             "GET /translator/models, GET /health, GET /ready and GET /metrics.";
     case 413:
       return "The request body is too large.";
     case 400:
@@ -108,14 +78,23 @@ std::string default_error(const httplib::Request& req, int status) {
 
 thread_local std::chrono::steady_clock::time_point t_request_start;
 
+ServerOptions validated(ServerOptions options) {
+  options.validate();
+  return options;
+}
+
 }  // namespace
 
 TranslationServer::TranslationServer(ServerOptions options)
-    : options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
-  options_.validate();
+    : options_(validated(std::move(options))),
+      access_(options_.access),
+      files_(options_.files),
+      http_(std::make_unique<httplib::Server>()) {
   const auto threads = static_cast<size_t>(options_.http_threads);
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http_->set_payload_max_length(static_cast<size_t>(options_.max_body_bytes));
+  // A larger body is still read to its end (and dropped) before the 413, so
+  // that the client, done sending, reads the answer (request_body.h).
+  http_->set_payload_max_length(static_cast<size_t>(drain_limit(options_.max_body_bytes)));
   http_->set_read_timeout(options_.timeout_seconds, 0);
   http_->set_write_timeout(options_.timeout_seconds, 0);
   http_->set_keep_alive_max_count(1000);
@@ -161,14 +140,17 @@ void TranslationServer::wait_for_listener() const {
   while (!listener_done_ && !http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-void TranslationServer::serve_model(decode::Translator& translator, const data::LanguagePair& pair,
-                                    const std::string& description) {
-  pair_ = pair;
-  description_ = description;
-  nbest_ = translator.options().search.nbest;
-  batcher_ = std::make_unique<Batcher>(translator, options_.batching, metrics_);
+void TranslationServer::serve_models(std::vector<ModelEntry> models) {
+  if (models.empty()) throw Error("The server was given no model to serve.", kExitOther);
+  models_ = std::make_unique<ServedModels>(std::move(models), options_.batching, metrics_);
+  service_ = std::make_unique<LibreTranslateService>(*models_, access_, files_, options_.limits);
   metrics_.set_ready(true);
   ready_.store(true, std::memory_order_release);
+}
+
+void TranslationServer::serve_model(decode::Translator& translator, const data::LanguagePair& pair,
+                                    const std::string& description) {
+  serve_models({ModelEntry{&translator, pair, "model", description}});
 }
 
 void TranslationServer::stop() {
@@ -179,14 +161,19 @@ void TranslationServer::stop() {
     http_->stop();
     listener_.join();  // returns once every request in flight is answered
   }
-  if (batcher_) batcher_->stop();
+  if (models_) models_->stop();
 }
 
-Batcher& TranslationServer::ready_batcher() {
+ServedModels& TranslationServer::ready_models() {
   if (!ready_.load(std::memory_order_acquire)) {
-    throw HttpError(503, "The model is still loading; GET /ready answers 200 once it is served.");
+    throw HttpError(503, "The models are still loading; GET /ready answers 200 once they are served.");
   }
-  return *batcher_;
+  return *models_;
+}
+
+LibreTranslateService& TranslationServer::ready_service() {
+  ready_models();
+  return *service_;
 }
 
 void TranslationServer::add_hooks() {
@@ -228,6 +215,7 @@ void TranslationServer::add_hooks() {
   });
 }
 
+
 void TranslationServer::add_routes() {
   http_->Get("/health", [](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, {{"status", "alive"}});
@@ -236,96 +224,124 @@ void TranslationServer::add_routes() {
   http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics_.prometheus_text(), "text/plain; version=0.0.4");
   });
+  add_libretranslate_routes();
+  add_opennmt_routes();
+}
+
+void TranslationServer::add_libretranslate_routes() {
+  using Reader = httplib::ContentReader;
   http_->Get("/languages", [this](const httplib::Request&, httplib::Response& res) {
+    guarded(res, [&] { send_json(res, 200, libretranslate_languages(ready_models().routes())); });
+  });
+  http_->Get("/frontend/settings", [this](const httplib::Request&, httplib::Response& res) {
+    guarded(res, [&] { send_json(res, 200, ready_service().frontend_settings()); });
+  });
+  http_->Post("/translate", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
     guarded(res, [&] {
-      ready_batcher();
-      send_json(res, 200, libretranslate_languages(pair_));
+      const auto body = read_request_body(req, reader, options_.max_body_bytes);
+      std::vector<std::string> pivots;
+      const json answer = ready_service().translate(body, caller(req, &body), pivots);
+      // LibreTranslate's answer has no field for it: a header says which languages were pivots.
+      if (!pivots.empty()) res.set_header("X-Translation-Pivot", pivots.front());
+      send_json(res, 200, answer);
     });
   });
-  http_->Post("/translate",
-              [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-                guarded(res, [&] { handle_libretranslate(req, res, reader); });
-              });
+  http_->Post("/detect", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
+    guarded(res, [&] {
+      const auto body = read_request_body(req, reader, options_.max_body_bytes);
+      send_json(res, 200, ready_service().detect(body, caller(req, &body)));
+    });
+  });
+  http_->Post("/translate_file", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
+    guarded(res, [&] {
+      const auto body = read_request_body(req, reader, options_.max_body_bytes);
+      const std::string host = req.get_header_value("Host");
+      const std::string base = "http://" + (host.empty() ? options_.host + ":" + std::to_string(options_.port) : host);
+      send_json(res, 200, ready_service().translate_file(body, caller(req, &body), base));
+    });
+  });
+  http_->Post("/suggest", [this](const httplib::Request&, httplib::Response& res, const Reader& reader) {
+    reader([](const char*, size_t) { return true; });  // read to the end, so the client reads the answer
+    send_error(res, 403, "Suggestions are disabled on this server.");
+  });
+  http_->Get(R"(/download_file/([^/]+))",
+             [this](const httplib::Request& req, httplib::Response& res) { guarded(res, [&] { handle_download(req, res); }); });
+}
+
+void TranslationServer::add_opennmt_routes() {
   http_->Post("/translator/translate",
               [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
                 guarded(res, [&] { handle_opennmt(req, res, reader); });
               });
+  http_->Get("/translator/models", [this](const httplib::Request&, httplib::Response& res) {
+    guarded(res, [&] {
+      const ServedModels& models = ready_models();
+      json out = json::array();
+      for (size_t i = 0; i < models.size(); ++i) {
+        const auto& m = models.model(i);
+        out.push_back({{"model_id", i}, {"name", m.name}, {"source", m.pair.source}, {"target", m.pair.target},
+                       {"loaded", true}, {"model", m.description}});
+      }
+      send_json(res, 200, out);
+    });
+  });
 }
 
 void TranslationServer::handle_ready(httplib::Response& res) {
   if (!ready_.load(std::memory_order_acquire)) {
-    send_json(res, 503, {{"status", "loading"}, {"error", "The model is still loading."}});
+    send_json(res, 503, {{"status", "loading"}, {"error", "The models are still loading."}});
     return;
   }
+  json models = json::array();
+  for (size_t i = 0; i < models_->size(); ++i) {
+    const auto& m = models_->model(i);
+    models.push_back({{"id", i}, {"name", m.name}, {"source", m.pair.source}, {"target", m.pair.target},
+                      {"model", m.description}});
+  }
+  const auto& first = models_->model(0);
+  // source/target/model: the first model's, as before several models could be served.
   send_json(res, 200,
-            {{"status", "ready"}, {"source", pair_.source}, {"target", pair_.target}, {"model", description_}});
+            {{"status", "ready"}, {"source", first.pair.source}, {"target", first.pair.target},
+             {"model", first.description}, {"models", models}, {"pairs", models_->routes().describe()}});
 }
 
-std::string TranslationServer::read_body(const httplib::Request& req, const httplib::ContentReader& reader) const {
-  if (req.is_multipart_form_data()) {
-    throw HttpError(415, "multipart/form-data is not supported; send JSON or application/x-www-form-urlencoded.");
-  }
-  // Without a body (or a length) httplib would wait for the connection to
-  // close to find the body's end.
-  const bool chunked = req.get_header_value("Transfer-Encoding") == "chunked";
-  if (!chunked && req.get_header_value<uint64_t>("Content-Length") == 0) {
-    throw HttpError(400, "The request has no body; send the texts to translate as JSON.");
-  }
-  const auto max = static_cast<size_t>(options_.max_body_bytes);
-  auto too_large = [max] {
-    return HttpError(413, "The request body is larger than this server's limit of " + std::to_string(max) + " bytes.");
-  };
-  if (req.get_header_value<uint64_t>("Content-Length") > max) throw too_large();
-  std::string body;
-  bool over = false;
-  // Chunked bodies have no Content-Length: the limit is enforced as they arrive.
-  const bool ok = reader([&](const char* data, size_t n) {
-    if (body.size() + n > max) {
-      over = true;
-      return false;
-    }
-    body.append(data, n);
-    return true;
-  });
-  if (over) throw too_large();
-  if (!ok) throw HttpError(400, "The request body could not be read.");
-  return body;
+void TranslationServer::handle_download(const httplib::Request& req, httplib::Response& res) {
+  const std::string name = req.matches[1];
+  auto bytes = files_.get(name);
+  if (!bytes) throw HttpError(404, "No translated file " + name + " (files are kept for a limited time).");
+  const std::string download = name.substr(name.find('.') + 1);  // without the random prefix
+  const bool html = download.size() > 4 && (download.rfind(".html") == download.size() - 5 ||
+                                            download.rfind(".htm") == download.size() - 4);
+  res.set_header("Content-Disposition", "attachment; filename=\"" + download + "\"");
+  res.set_content(std::move(*bytes), html ? "text/html; charset=utf-8" : "text/plain; charset=utf-8");
 }
 
-void TranslationServer::check_key(const httplib::Request& req, const std::string& body_key) const {
-  if (options_.api_key.empty()) return;
-  std::string given = body_key;
+Caller TranslationServer::caller(const httplib::Request& req, const RequestBody* body) const {
+  Caller c;
+  c.address = req.remote_addr;
+  if (body) {
+    const auto key = body->fields.find("api_key");
+    if (key != body->fields.end() && key->is_string()) c.key = key->get<std::string>();
+  }
   const std::string authorization = req.get_header_value("Authorization");
-  if (authorization.rfind("Bearer ", 0) == 0) given = authorization.substr(7);
-  if (given.empty()) {
-    throw HttpError(401, "This server needs an API key: send \"Authorization: Bearer KEY\" (or api_key).");
-  }
-  if (!same_key(given, options_.api_key)) throw HttpError(403, "Invalid API key.");
-}
-
-void TranslationServer::handle_libretranslate(const httplib::Request& req, httplib::Response& res,
-                                              const httplib::ContentReader& reader) {
-  const std::string body = read_body(req, reader);
-  const bool form = req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0;
-  const json fields = form ? parse_form_body(body) : parse_json_body(body);
-  const auto key = fields.is_object() ? fields.find("api_key") : fields.end();
-  check_key(req, key != fields.end() && key->is_string() ? key->get<std::string>() : std::string());
-  Batcher& batcher = ready_batcher();
-  const auto request = parse_libretranslate(fields, pair_);
-  options_.limits.check(request.texts, /*count_lines=*/request.format != "html");
-  const auto translations =
-      request.format == "html" ? translate_html_texts(batcher, request.texts) : translate_texts(batcher, request.texts);
-  send_json(res, 200, libretranslate_response(request, translations));
+  if (authorization.rfind("Bearer ", 0) == 0) c.key = authorization.substr(7);
+  return c;
 }
 
 void TranslationServer::handle_opennmt(const httplib::Request& req, httplib::Response& res,
                                        const httplib::ContentReader& reader) {
-  const std::string body = read_body(req, reader);
-  check_key(req, "");
-  Batcher& batcher = ready_batcher();
-  const auto texts = parse_opennmt(parse_json_body(body));
-  options_.limits.check(texts);
-  send_json(res, 200, opennmt_response(texts, translate_texts(batcher, texts), nbest_));
+  const json body = read_json_body(req, reader, options_.max_body_bytes);
+  access_.admit(caller(req, nullptr).key, req.remote_addr);
+  ServedModels& models = ready_models();
+  const auto request = parse_opennmt(body);
+  if (request.id < 0 || request.id >= static_cast<int64_t>(models.size())) {
+    throw HttpError(400, "No model with id " + std::to_string(request.id) + "; this server's models are 0 to " +
+                             std::to_string(models.size() - 1) + " (GET /translator/models lists them).");
+  }
+  options_.limits.check(request.texts);
+  const auto id = static_cast<size_t>(request.id);
+  const int64_t nbest = models.model(id).translator->options().search.nbest;
+  send_json(res, 200, opennmt_response(request.texts, translate_texts(models.batcher(id), request.texts), nbest));
 }
 
 }  // namespace nmt::serve

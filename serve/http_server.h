@@ -1,9 +1,11 @@
-// `translator --serve`: an HTTP server (cpp-httplib) in front of one model.
-// HTTP threads only read, parse and wait; the Batcher decodes the sentences
-// of all pending requests together. Routes: POST /translate and
-// GET /languages (LibreTranslate), POST /translator/translate (OpenNMT-py),
-// GET /health, GET /ready, GET /metrics (Prometheus text). Every error is a
-// 4xx/5xx with {"error": "..."}.
+// `translator --serve`: an HTTP server (cpp-httplib) in front of one model or
+// several. HTTP threads only read, parse and wait; each model's Batcher
+// decodes the sentences of all pending requests together. Routes:
+// LibreTranslate's POST /translate, GET /languages, POST /detect,
+// GET /frontend/settings, POST /suggest, POST /translate_file and
+// GET /download_file/NAME; OpenNMT-py's POST /translator/translate and
+// GET /translator/models; GET /health, GET /ready, GET /metrics (Prometheus
+// text). Every error is a 4xx/5xx with {"error": "..."}.
 #pragma once
 
 #include <atomic>
@@ -13,7 +15,10 @@
 
 #include "data/language_pair.h"
 #include "decode/translation.h"
-#include "serve/batcher.h"
+#include "serve/access_control.h"
+#include "serve/file_store.h"
+#include "serve/libretranslate_service.h"
+#include "serve/served_models.h"
 #include "serve/server_metrics.h"
 #include "serve/server_options.h"
 
@@ -33,41 +38,48 @@ class TranslationServer {
   TranslationServer(const TranslationServer&) = delete;
   TranslationServer& operator=(const TranslationServer&) = delete;
 
+  // Reads --api-keys (a DataError naming the file when it is wrong).
   // Binds options.host:options.port (port 0: a free one) and returns the
   // port; an Error naming the address when that fails.
   int bind();
   // Serves from a background thread: /health answers at once, /ready and the
-  // translation routes say 503 until serve_model().
+  // translation routes say 503 until serve_models().
   void start();
-  // From now on requests are translated with `translator` (which must outlive
-  // the server) for `pair`; `description` is what /ready reports.
+  // From now on requests are translated by these models (at least one; each
+  // translator must outlive the server).
+  void serve_models(std::vector<ModelEntry> models);
+  // One model for `pair`; `description` is what /ready reports.
   void serve_model(decode::Translator& translator, const data::LanguagePair& pair, const std::string& description);
   // Stops accepting connections, finishes the requests in flight (their
   // translations included) and returns when all are answered. Idempotent.
   void stop();
 
   ServerMetrics& metrics() { return metrics_; }
+  // "de->en, en->de, de->fr (through en)" once serving; "" before.
+  std::string pairs() const { return ready_ ? models_->routes().describe() : ""; }
 
  private:
   void add_routes();
   void add_hooks();
-  void handle_libretranslate(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
+  void add_libretranslate_routes();
+  void add_opennmt_routes();
   void handle_opennmt(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
   void handle_ready(httplib::Response& res);
-  std::string read_body(const httplib::Request& req, const httplib::ContentReader& reader) const;
-  void check_key(const httplib::Request& req, const std::string& body_key) const;
-  Batcher& ready_batcher();
+  void handle_download(const httplib::Request& req, httplib::Response& res);
+  Caller caller(const httplib::Request& req, const RequestBody* body) const;
+  ServedModels& ready_models();
+  LibreTranslateService& ready_service();
   void wait_for_listener() const;
 
   ServerOptions options_;
   ServerMetrics metrics_;
+  AccessControl access_;
+  FileStore files_;
   std::unique_ptr<httplib::Server> http_;
   std::thread listener_;
   std::atomic<bool> listener_done_{false};
-  std::unique_ptr<Batcher> batcher_;
-  data::LanguagePair pair_;
-  std::string description_;
-  int64_t nbest_ = 1;
+  std::unique_ptr<ServedModels> models_;
+  std::unique_ptr<LibreTranslateService> service_;
   std::atomic<bool> ready_{false};
   bool stopped_ = false;
 };

@@ -1,5 +1,7 @@
 #include "serve/libretranslate_api.h"
 
+#include <algorithm>
+
 #include "serve/http_error.h"
 #include "util/language_code.h"
 
@@ -46,22 +48,13 @@ int64_t read_alternatives(const json& body) {
   return n;
 }
 
-void check_pair(const LibreTranslateRequest& r, const data::LanguagePair& pair) {
-  if (r.source == "auto") {
-    throw HttpError(400, "This server does not detect languages; give source \"" + pair.source + "\".");
-  }
-  if (r.source != pair.source || r.target != pair.target) {
-    throw HttpError(400, "This server translates " + pair.source + " to " + pair.target + ", not " + r.source + " to " +
-                             r.target + ".");
-  }
-  if (r.format != "text" && r.format != "html") {
-    throw HttpError(400, "Invalid request: format must be \"text\" or \"html\" (got \"" + r.format + "\").");
-  }
+json detected_json(const text::DetectedLanguage& d) {
+  return {{"confidence", d.confidence}, {"language", d.language}};
 }
 
 }  // namespace
 
-LibreTranslateRequest parse_libretranslate(const json& body, const data::LanguagePair& pair) {
+LibreTranslateRequest parse_libretranslate(const json& body) {
   if (!body.is_object()) throw HttpError(400, "Invalid request: the body must be a JSON object.");
   LibreTranslateRequest r;
   read_q(body, r);
@@ -71,11 +64,14 @@ LibreTranslateRequest parse_libretranslate(const json& body, const data::Languag
   if (!format.empty()) r.format = format;
   r.api_key = string_field(body, "api_key", false);
   r.alternatives = read_alternatives(body);
-  check_pair(r, pair);
+  if (r.format != "text" && r.format != "html") {
+    throw HttpError(400, "Invalid request: format must be \"text\" or \"html\" (got \"" + r.format + "\").");
+  }
   return r;
 }
 
-json libretranslate_response(const LibreTranslateRequest& request, const std::vector<TextTranslation>& translations) {
+json libretranslate_response(const LibreTranslateRequest& request, const std::vector<TextTranslation>& translations,
+                             const std::vector<text::DetectedLanguage>& detected) {
   json texts = json::array(), alternatives = json::array();
   for (const auto& t : translations) {
     texts.push_back(t.hypotheses.front());
@@ -88,13 +84,51 @@ json libretranslate_response(const LibreTranslateRequest& request, const std::ve
   json out;
   out["translatedText"] = request.array ? texts : texts.at(0);
   if (request.alternatives > 0) out["alternatives"] = request.array ? alternatives : alternatives.at(0);
+  if (!detected.empty()) {
+    json each = json::array();
+    for (const auto& d : detected) each.push_back(detected_json(d));
+    out["detectedLanguage"] = request.array ? each : each.at(0);
+  }
   return out;
 }
 
-json libretranslate_languages(const data::LanguagePair& pair) {
-  return json::array(
-      {{{"code", pair.source}, {"name", language_name(pair.source)}, {"targets", json::array({pair.target})}},
-       {{"code", pair.target}, {"name", language_name(pair.target)}, {"targets", json::array()}}});
+json libretranslate_languages(const RouteTable& routes) {
+  std::vector<std::string> codes = routes.sources();
+  for (const auto& source : routes.sources()) {
+    for (const auto& target : routes.targets(source)) codes.push_back(target);
+  }
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  json out = json::array();
+  for (const auto& code : codes) {
+    out.push_back({{"code", code}, {"name", language_name(code)}, {"targets", routes.targets(code)}});
+  }
+  return out;
+}
+
+json libretranslate_detections(const std::vector<text::DetectedLanguage>& detected) {
+  json out = json::array();
+  for (const auto& d : detected) out.push_back(detected_json(d));
+  return out;
+}
+
+const std::vector<std::string>& supported_file_formats() {
+  static const std::vector<std::string> formats = {".txt", ".html", ".htm"};
+  return formats;
+}
+
+json libretranslate_frontend_settings(const FrontendSettings& s) {
+  auto language = [](const std::string& code) {
+    return json{{"code", code}, {"name", code == "auto" ? std::string("Auto Detect") : language_name(code)}};
+  };
+  return {{"charLimit", s.char_limit},
+          {"frontendTimeout", 500},
+          {"apiKeys", s.api_keys},
+          {"keyRequired", s.key_required},
+          {"suggestions", false},
+          {"filesTranslation", s.files},
+          {"supportedFilesFormat", supported_file_formats()},
+          {"language", {{"source", language(s.source)}, {"target", language(s.target)}}}};
 }
 
 }  // namespace nmt::serve

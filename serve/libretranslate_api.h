@@ -1,15 +1,18 @@
-// The LibreTranslate API (the one Weblate and other tools speak):
-// POST /translate with q (a string or an array), source, target, format,
-// alternatives and api_key, answered {"translatedText": ...} in q's shape;
-// GET /languages.
+// The LibreTranslate API's shapes (the API Weblate, browser extensions and
+// LibreTranslate's client libraries speak), without HTTP:
+// POST /translate with q (a string or an array), source (a code or "auto"),
+// target, format, alternatives and api_key, answered {"translatedText": ...}
+// in q's shape (with "detectedLanguage" for "auto"); GET /languages;
+// POST /detect; GET /frontend/settings.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "data/language_pair.h"
+#include "serve/route_table.h"
 #include "serve/text_translation.h"
+#include "text/language_detector.h"
 
 namespace nmt::serve {
 
@@ -18,18 +21,35 @@ struct LibreTranslateRequest {
   bool array = false;  // q was an array: the answer is one too
   std::string source, target, format = "text", api_key;
   int64_t alternatives = 0;  // extra hypotheses wanted per text
+  bool html() const { return format == "html"; }
 };
 
 // From a JSON body or form fields gathered into an object of strings. A
-// missing or ill-typed field, a pair the model does not translate,
-// source "auto" or a format other than "text" and "html" is an HttpError 400
-// saying so.
-LibreTranslateRequest parse_libretranslate(const nlohmann::json& body, const data::LanguagePair& pair);
+// missing or ill-typed field or a format other than "text" and "html" is an
+// HttpError 400 saying so; which pairs exist is the server's to check.
+LibreTranslateRequest parse_libretranslate(const nlohmann::json& body);
 
+// `detected`: per text, the language found for source "auto" (empty otherwise).
 nlohmann::json libretranslate_response(const LibreTranslateRequest& request,
-                                       const std::vector<TextTranslation>& translations);
+                                       const std::vector<TextTranslation>& translations,
+                                       const std::vector<text::DetectedLanguage>& detected = {});
 
-// [{"code", "name", "targets"}] for both languages of the pair.
-nlohmann::json libretranslate_languages(const data::LanguagePair& pair);
+// [{"code", "name", "targets"}]: every language the server translates from or
+// to, each with every language reachable from it (directly or through a pivot).
+nlohmann::json libretranslate_languages(const RouteTable& routes);
+
+// POST /detect's answer: [{"confidence", "language"}], best first.
+nlohmann::json libretranslate_detections(const std::vector<text::DetectedLanguage>& detected);
+
+// What GET /frontend/settings reports (LibreTranslate's page reads it first).
+struct FrontendSettings {
+  int64_t char_limit = -1;
+  bool api_keys = false, key_required = false, files = true;
+  std::string source, target;  // the default pair
+};
+nlohmann::json libretranslate_frontend_settings(const FrontendSettings& settings);
+
+// The file types POST /translate_file takes.
+const std::vector<std::string>& supported_file_formats();  // {".txt", ".html", ".htm"}
 
 }  // namespace nmt::serve

@@ -6,9 +6,10 @@
 
 namespace nmt::serve {
 
-std::vector<std::string> parse_opennmt(const nlohmann::json& body) {
+OpenNmtRequest parse_opennmt(const nlohmann::json& body) {
   if (!body.is_array()) throw HttpError(400, "The body must be a JSON array of {\"src\": TEXT, \"id\": MODEL_ID}.");
-  std::vector<std::string> texts;
+  OpenNmtRequest request;
+  bool has_id = false;
   for (size_t i = 0; i < body.size(); ++i) {
     const auto& item = body[i];
     const std::string where = "Element " + std::to_string(i) + " of the request";
@@ -20,9 +21,17 @@ std::vector<std::string> parse_opennmt(const nlohmann::json& body) {
     if (id != item.end() && !id->is_number_integer()) {
       throw HttpError(400, where + ": \"id\" (the model id) must be an integer.");
     }
-    texts.push_back(src->get<std::string>());
+    if (id != item.end()) {
+      if (has_id && id->get<int64_t>() != request.id) {
+        throw HttpError(400, where + " names model " + std::to_string(id->get<int64_t>()) + ", an earlier one model " +
+                                 std::to_string(request.id) + "; send one request per model.");
+      }
+      has_id = true;
+      request.id = id->get<int64_t>();
+    }
+    request.texts.push_back(src->get<std::string>());
   }
-  return texts;
+  return request;
 }
 
 nlohmann::json opennmt_response(const std::vector<std::string>& texts, const std::vector<TextTranslation>& translations,

@@ -1,6 +1,9 @@
 // OpenNMT-py's REST shape: POST /translator/translate with
 // [{"src": "...", "id": N}, ...], answered with one list per n-best rank, each
-// holding {"src", "tgt", "n_best", "pred_score"} per input in order.
+// holding {"src", "tgt", "n_best", "pred_score"} per input in order. The id
+// picks the model as OpenNMT-py's conf.json ids do (here: the model's place
+// in the server's list, from 0, as GET /translator/models shows); without
+// one, the first model.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,9 +14,15 @@
 
 namespace nmt::serve {
 
-// The "src" texts; HttpError 400 when the body is not an array of objects
-// with a string "src" (and, if present, an integer "id").
-std::vector<std::string> parse_opennmt(const nlohmann::json& body);
+struct OpenNmtRequest {
+  std::vector<std::string> texts;
+  int64_t id = 0;
+};
+
+// The "src" texts and their model's id; HttpError 400 when the body is not an
+// array of objects with a string "src" and, if present, an integer "id" (one
+// id for the whole request).
+OpenNmtRequest parse_opennmt(const nlohmann::json& body);
 
 // `nbest` lists of len(texts) entries; a rank a sentence lacks repeats its last.
 nlohmann::json opennmt_response(const std::vector<std::string>& texts, const std::vector<TextTranslation>& translations,

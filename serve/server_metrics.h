@@ -39,7 +39,8 @@ class ServerMetrics {
   void count_round(int64_t sentences, int64_t source_tokens, int64_t target_tokens);
   // Sentences of a request's texts, and how many of them were too long for the model.
   void count_sentences(int64_t sentences, int64_t long_sentences);
-  void set_queue(int64_t sentences) { queue_sentences_ = sentences; }
+  // Sentences joining (+) or leaving (-) a batcher's queue; the gauge sums every model's.
+  void add_queued(int64_t sentences) { queue_sentences_ += sentences; }
   void set_ready(bool ready) { ready_ = ready; }
   std::string prometheus_text() const;
 

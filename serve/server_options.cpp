@@ -13,6 +13,9 @@ void ServerOptions::validate() const {
   if (http_threads < 1) throw UsageError("--http-threads must be at least 1.");
   if (timeout_seconds < 1) throw UsageError("--timeout must be at least 1 second.");
   batching.validate();
+  access.validate();
+  if (files.max_files < 1) throw UsageError("--max-files must be at least 1.");
+  if (files.keep_seconds < 1) throw UsageError("--file-keep-seconds must be at least 1.");
   if (limits.max_sentences > batching.queue_sentences) {
     throw UsageError("--max-request-sentences (" + std::to_string(limits.max_sentences) +
                      ") must not exceed --queue-sentences (" + std::to_string(batching.queue_sentences) +

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <string>
 
+#include "serve/access_control.h"
 #include "serve/batcher.h"
+#include "serve/file_store.h"
 #include "serve/text_translation.h"
 
 namespace nmt::serve {
@@ -12,13 +14,14 @@ namespace nmt::serve {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;          // 0: any free port (tests)
-  std::string api_key;      // empty: no key needed
+  AccessOptions access;     // API keys and request limits
   std::string cors_origin;  // empty: no CORS headers
   int64_t max_body_bytes = 1 << 20;
   RequestLimits limits;
   int http_threads = 128;    // connections served at once (each keep-alive connection holds one)
   int timeout_seconds = 30;  // reading a request, writing an answer
   BatcherOptions batching;
+  FileStoreOptions files;  // POST /translate_file's results
   void validate() const;  // UsageError naming the option
 };
 

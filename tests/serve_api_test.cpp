@@ -57,14 +57,14 @@ TEST(LanguagePair, CodesComeFromTheConfigElseFromTheTrainingFileNames) {
 }
 
 TEST(LibreTranslateApi, StringAndArrayQKeepTheirShape) {
-  const auto one = parse_libretranslate(json{{"q", "Ein Hund."}, {"source", "de"}, {"target", "en"}}, kPair);
+  const auto one = parse_libretranslate(json{{"q", "Ein Hund."}, {"source", "de"}, {"target", "en"}});
   EXPECT_FALSE(one.array);
   ASSERT_EQ(one.texts.size(), 1u);
   const std::vector<TextTranslation> dog = {{{"A dog.", "One dog."}, {-1.0, -2.0}}};
   EXPECT_EQ(libretranslate_response(one, dog), (json{{"translatedText", "A dog."}}));
 
   auto many = parse_libretranslate(
-      json{{"q", {"Ein Hund.", "Eine Katze."}}, {"source", "de"}, {"target", "en"}, {"alternatives", 1}}, kPair);
+      json{{"q", {"Ein Hund.", "Eine Katze."}}, {"source", "de"}, {"target", "en"}, {"alternatives", 1}});
   EXPECT_TRUE(many.array);
   EXPECT_EQ(many.alternatives, 1);
   const std::vector<TextTranslation> two = {{{"A dog.", "One dog."}, {-1, -2}}, {{"A cat."}, {-1}}};
@@ -73,7 +73,7 @@ TEST(LibreTranslateApi, StringAndArrayQKeepTheirShape) {
                   {"alternatives", json::array({json::array({"One dog."}), json::array()})}}));
   // Form fields arrive as strings.
   const auto form = parse_libretranslate(
-      json{{"q", "Ein Hund."}, {"source", "de"}, {"target", "en"}, {"alternatives", "2"}, {"api_key", "k"}}, kPair);
+      json{{"q", "Ein Hund."}, {"source", "de"}, {"target", "en"}, {"alternatives", "2"}, {"api_key", "k"}});
   EXPECT_EQ(form.alternatives, 2);
   EXPECT_EQ(form.api_key, "k");
 }
@@ -92,24 +92,56 @@ TEST(LibreTranslateApi, BadRequestsAreRefusedWith400) {
   };
   for (const json& body :
        {json::array(), json("text"), without("q"), without("source"), without("target"), with("q", 5),
-        with("q", json{"a", 5}), with("source", 7), with("source", "auto"), with("source", "fr"), with("target", "de"),
-        with("format", "xml"), with("alternatives", -1), with("alternatives", "many")}) {
-    EXPECT_EQ(refusal([&] { parse_libretranslate(body, kPair); }), 400) << body.dump();
+        with("q", json{"a", 5}), with("source", 7), with("format", "xml"), with("alternatives", -1), with("alternatives", "many")}) {
+    EXPECT_EQ(refusal([&] { parse_libretranslate(body); }), 400) << body.dump();
   }
-  EXPECT_EQ(refusal([&] { parse_libretranslate(with("format", "text"), kPair); }), 0);
-  EXPECT_EQ(refusal([&] { parse_libretranslate(with("format", "html"), kPair); }), 0);
+  EXPECT_EQ(refusal([&] { parse_libretranslate(with("format", "text")); }), 0);
+  EXPECT_EQ(refusal([&] { parse_libretranslate(with("format", "html")); }), 0);
 }
 
 TEST(LibreTranslateApi, LanguagesListBothCodesWithNames) {
-  const json languages = libretranslate_languages(kPair);
+  const json languages = libretranslate_languages(RouteTable({kPair}));
   ASSERT_EQ(languages.size(), 2u);
   EXPECT_EQ(languages[0], (json{{"code", "de"}, {"name", "German"}, {"targets", json::array({"en"})}}));
-  EXPECT_EQ(languages[1].at("code"), "en");
+  EXPECT_EQ(languages[1], (json{{"code", "en"}, {"name", "English"}, {"targets", json::array()}}));
+}
+
+TEST(LibreTranslateApi, DetectedLanguageFollowsQsShape) {
+  const std::vector<TextTranslation> dog = {{{"A dog."}, {-1.0}}};
+  const auto one = parse_libretranslate(json{{"q", "Ein Hund."}, {"source", "auto"}, {"target", "en"}});
+  EXPECT_EQ(libretranslate_response(one, dog, {{"de", 97.0}}),
+            (json{{"translatedText", "A dog."}, {"detectedLanguage", {{"confidence", 97.0}, {"language", "de"}}}}));
+  const auto many = parse_libretranslate(json{{"q", {"Ein Hund."}}, {"source", "auto"}, {"target", "en"}});
+  EXPECT_EQ(libretranslate_response(many, dog, {{"de", 97.0}}).at("detectedLanguage"),
+            json::array({{{"confidence", 97.0}, {"language", "de"}}}));
+  // api_key null (libretranslate-ts without a key) is no key.
+  EXPECT_EQ(parse_libretranslate(json{{"q", "x"}, {"source", "de"}, {"target", "en"}, {"api_key", nullptr}}).api_key, "");
+}
+
+TEST(LibreTranslateApi, FrontendSettingsHaveLibreTranslatesFields) {
+  FrontendSettings s;
+  s.char_limit = 5000;
+  s.api_keys = true;
+  s.source = "auto";
+  s.target = "de";
+  const json j = libretranslate_frontend_settings(s);
+  EXPECT_EQ(j.at("charLimit"), 5000);
+  EXPECT_EQ(j.at("apiKeys"), true);
+  EXPECT_EQ(j.at("keyRequired"), false);
+  EXPECT_EQ(j.at("suggestions"), false);
+  EXPECT_EQ(j.at("filesTranslation"), true);
+  EXPECT_EQ(j.at("supportedFilesFormat"), (json{".txt", ".html", ".htm"}));
+  EXPECT_EQ(j.at("language").at("source"), (json{{"code", "auto"}, {"name", "Auto Detect"}}));
+  EXPECT_EQ(j.at("language").at("target"), (json{{"code", "de"}, {"name", "German"}}));
+  EXPECT_TRUE(j.at("frontendTimeout").is_number());
 }
 
 TEST(OpenNmtApi, NBestListsOfInputsInOrder) {
-  const auto texts = parse_opennmt(json::parse(R"([{"src": "Ein Hund.", "id": 100}, {"src": "Eine Katze."}])"));
+  const auto request = parse_opennmt(json::parse(R"([{"src": "Ein Hund.", "id": 1}, {"src": "Eine Katze."}])"));
+  const auto& texts = request.texts;
   ASSERT_EQ(texts, (std::vector<std::string>{"Ein Hund.", "Eine Katze."}));
+  EXPECT_EQ(request.id, 1);
+  EXPECT_EQ(parse_opennmt(json::parse(R"([{"src": "x"}])")).id, 0);  // no id: the first model
   const std::vector<TextTranslation> t = {{{"A dog.", "One dog."}, {-0.5, -0.9}}, {{""}, {0.0}}};
   const json out = opennmt_response(texts, t, 2);
   ASSERT_EQ(out.size(), 2u);     // one list per rank
@@ -118,7 +150,8 @@ TEST(OpenNmtApi, NBestListsOfInputsInOrder) {
   EXPECT_EQ(out[1][0].at("tgt"), "One dog.");
   EXPECT_EQ(out[1][1].at("tgt"), "");  // an empty line has one (empty) hypothesis
   for (const char* bad :
-       {R"({"src": "x"})", R"([{"text": "x"}])", R"([{"src": 3}])", R"(["x"])", R"([{"src": "x", "id": "one"}])"}) {
+       {R"({"src": "x"})", R"([{"text": "x"}])", R"([{"src": 3}])", R"(["x"])", R"([{"src": "x", "id": "one"}])",
+        R"([{"src": "x", "id": 0}, {"src": "y", "id": 1}])"}) {
     EXPECT_EQ(refusal([&] { parse_opennmt(json::parse(bad)); }), 400) << bad;
   }
 }

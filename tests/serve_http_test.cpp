@@ -157,7 +157,7 @@ struct BadRequest {
 
 TEST_F(HttpServer, BadRequestsGetTheirStatusAndAJsonErrorAndTheServerGoesOn) {
   serve::ServerOptions options;
-  options.api_key = "s3cret";
+  options.access.api_key = "s3cret";
   options.max_body_bytes = 2000;
   options.limits.max_sentences = 3;
   test::ServedModel served(model_dir(), options, {});
@@ -191,7 +191,7 @@ TEST_F(HttpServer, BadRequestsGetTheirStatusAndAJsonErrorAndTheServerGoesOn) {
        "application/json",
        {},
        403},
-      {"no key", "/translator/translate", R"([{"src": "x"}])", "application/json", {}, 401},
+      {"no key", "/translator/translate", R"([{"src": "x"}])", "application/json", {}, 400},
   };
   for (const auto& bad : cases) {
     auto c = served.client();  // a refused body may close its connection: one client per case

@@ -1,0 +1,134 @@
+#include "serve/libretranslate_service.h"
+
+#include <algorithm>
+#include <map>
+
+#include "serve/http_error.h"
+#include "serve/libretranslate_api.h"
+#include "util/language_code.h"
+
+namespace nmt::serve {
+namespace {
+
+using nlohmann::json;
+
+std::string string_field(const json& fields, const char* key) {
+  const auto it = fields.find(key);
+  return it != fields.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string lower_extension(const std::string& name) {
+  const size_t dot = name.rfind('.');
+  std::string ext = dot == std::string::npos ? "" : name.substr(dot);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
+
+}  // namespace
+
+LibreTranslateService::LibreTranslateService(ServedModels& models, AccessControl& access, FileStore& files,
+                                             const RequestLimits& limits)
+    : models_(models), access_(access), files_(files), limits_(limits) {}
+
+text::DetectedLanguage LibreTranslateService::detect_source(const std::string& text) const {
+  const auto found = models_.detect(text);
+  if (!found.empty()) return found.front();
+  const auto sources = models_.routes().sources();
+  const bool english = std::find(sources.begin(), sources.end(), "en") != sources.end();
+  return {english ? "en" : sources.front(), 0.0};
+}
+
+json LibreTranslateService::translate(const RequestBody& body, const Caller& caller, std::vector<std::string>& pivots) {
+  const auto request = parse_libretranslate(body.fields);
+  access_.admit(caller.key, caller.address, std::max<int64_t>(1, static_cast<int64_t>(request.texts.size())));
+  limits_.check(request.texts, /*count_lines=*/!request.html());
+  std::vector<text::DetectedLanguage> detected;
+  std::vector<std::string> sources(request.texts.size(), request.source);
+  if (request.source == "auto") {
+    for (size_t i = 0; i < request.texts.size(); ++i) {
+      detected.push_back(detect_source(request.texts[i]));
+      sources[i] = detected.back().language;
+    }
+  }
+  // Texts of one source language go together; with "auto" a request may hold several.
+  std::map<std::string, std::vector<size_t>> by_source;
+  for (size_t i = 0; i < sources.size(); ++i) by_source[sources[i]].push_back(i);
+  std::vector<TextTranslation> translations(request.texts.size());
+  for (const auto& [source, indices] : by_source) {
+    const Route route = route_for(source, request.target);
+    if (!route.pivot.empty()) pivots.push_back(route.pivot);
+    std::vector<std::string> texts;
+    for (size_t i : indices) texts.push_back(request.texts[i]);
+    auto done = models_.translate(route, texts, request.html());
+    for (size_t k = 0; k < indices.size(); ++k) translations[indices[k]] = std::move(done[k]);
+  }
+  return libretranslate_response(request, translations, detected);
+}
+
+json LibreTranslateService::detect(const RequestBody& body, const Caller& caller) {
+  access_.admit(caller.key, caller.address);
+  const auto q = body.fields.find("q");
+  if (q != body.fields.end() && !q->is_null() && !q->is_string()) {
+    throw HttpError(400, "Invalid request: q must be a string.");
+  }
+  const std::string text = q != body.fields.end() && q->is_string() ? q->get<std::string>() : "";
+  // As LibreTranslate: no text (or only spaces) is a missing q.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw HttpError(400, "Invalid request: missing q parameter");
+  limits_.check({text});
+  auto found = models_.detect(text);
+  if (found.empty()) found.push_back(detect_source(text));
+  return libretranslate_detections(found);
+}
+
+json LibreTranslateService::translate_file(const RequestBody& body, const Caller& caller, const std::string& base_url) {
+  access_.admit(caller.key, caller.address);
+  if (!body.file) throw HttpError(400, "Invalid request: missing file parameter");
+  const UploadedFile& file = *body.file;
+  if (file.filename.empty()) throw HttpError(400, "Invalid request: empty file");
+  check_upload_name(file.filename);
+  const std::string ext = lower_extension(file.filename);
+  const auto& formats = supported_file_formats();
+  if (std::find(formats.begin(), formats.end(), ext) == formats.end()) {
+    std::string list;
+    for (const auto& f : formats) list += (list.empty() ? "" : ", ") + f;
+    throw HttpError(400, "Invalid request: file format not supported (" + (ext.empty() ? std::string("none") : ext) +
+                             "); this server translates " + list + " files.");
+  }
+  std::string source = string_field(body.fields, "source"), target = string_field(body.fields, "target");
+  if (source.empty()) throw HttpError(400, "Invalid request: missing source parameter");
+  if (target.empty()) throw HttpError(400, "Invalid request: missing target parameter");
+  const bool html = ext != ".txt";
+  limits_.check({file.content}, /*count_lines=*/false);
+  if (source == "auto") source = detect_source(file.content).language;
+  const auto translated = models_.translate(route_for(source, target), {file.content}, html);
+  // As LibreTranslate names it: example.txt translated to German is example_de.txt.
+  const size_t dot = file.filename.rfind('.');
+  const std::string name =
+      files_.put(file.filename.substr(0, dot) + "_" + target + file.filename.substr(dot), translated.front().hypotheses.front());
+  return {{"translatedFileUrl", base_url + "/download_file/" + name}};
+}
+
+Route LibreTranslateService::route_for(const std::string& source, const std::string& target) const {
+  const auto& routes = models_.routes();
+  const auto sources = routes.sources();
+  if (std::find(sources.begin(), sources.end(), source) == sources.end()) {
+    throw HttpError(400, source + " is not supported; this server translates " + routes.describe() + ".");
+  }
+  if (auto route = routes.find(source, target)) return *route;
+  throw HttpError(400, language_name(target) + " (" + target + ") is not available as a target language from " +
+                           language_name(source) + " (" + source + "); this server translates " + routes.describe() +
+                           ".");
+}
+
+json LibreTranslateService::frontend_settings() const {
+  FrontendSettings s;
+  s.char_limit = limits_.max_chars;
+  s.api_keys = access_.keys_enabled();
+  s.key_required = access_.key_required();
+  s.source = "auto";
+  const auto& first = models_.model(0).pair;
+  s.target = first.target;
+  return libretranslate_frontend_settings(s);
+}
+
+}  // namespace nmt::serve

@@ -1,0 +1,56 @@
+// What the LibreTranslate routes do once a request's body is read: check the
+// key and limits, detect the source language for "auto", pick each text's
+// route (a model, or two through a pivot), translate, and shape the answer.
+// The HTTP server (http_server.h) reads bodies and sends answers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "serve/access_control.h"
+#include "serve/file_store.h"
+#include "serve/request_body.h"
+#include "serve/served_models.h"
+#include "serve/text_translation.h"
+
+namespace nmt::serve {
+
+// Who asks: the key the request carries ("" for none) and the client's address.
+struct Caller {
+  std::string key, address;
+};
+
+class LibreTranslateService {
+ public:
+  // Every argument must outlive the service.
+  LibreTranslateService(ServedModels& models, AccessControl& access, FileStore& files, const RequestLimits& limits);
+
+  // POST /translate. `pivots`: the languages translated through, for a header.
+  nlohmann::json translate(const RequestBody& body, const Caller& caller, std::vector<std::string>& pivots);
+  // POST /detect.
+  nlohmann::json detect(const RequestBody& body, const Caller& caller);
+  // POST /translate_file; `base_url` ("http://host:port") starts the download URL.
+  nlohmann::json translate_file(const RequestBody& body, const Caller& caller, const std::string& base_url);
+  // GET /frontend/settings.
+  nlohmann::json frontend_settings() const;
+
+  // The language of `text` among the server's sources: CLD2's best, or when
+  // it finds none (too short, too mixed, another language) English with
+  // confidence 0, as LibreTranslate falls back (here: English if the server
+  // translates from it, else its first source language).
+  text::DetectedLanguage detect_source(const std::string& text) const;
+
+ private:
+  // The route, or LibreTranslate's 400 for an unknown source ("xx is not
+  // supported") or an unreachable target, naming the pairs served.
+  Route route_for(const std::string& source, const std::string& target) const;
+
+  ServedModels& models_;
+  AccessControl& access_;
+  FileStore& files_;
+  RequestLimits limits_;
+};
+
+}  // namespace nmt::serve
