@@ -279,7 +279,7 @@ void TranslationServer::add_opennmt_routes() {
       json out = json::array();
       for (size_t i = 0; i < models.size(); ++i) {
         const auto& m = models.model(i);
-        out.push_back({{"model_id", i}, {"name", m.name}, {"source", m.pair.source}, {"target", m.pair.target},
+        out.push_back({{"model_id", kFirstModelId + static_cast<int64_t>(i)}, {"name", m.name}, {"source", m.pair.source}, {"target", m.pair.target},
                        {"loaded", true}, {"model", m.description}});
       }
       send_json(res, 200, out);
@@ -295,7 +295,7 @@ void TranslationServer::handle_ready(httplib::Response& res) {
   json models = json::array();
   for (size_t i = 0; i < models_->size(); ++i) {
     const auto& m = models_->model(i);
-    models.push_back({{"id", i}, {"name", m.name}, {"source", m.pair.source}, {"target", m.pair.target},
+    models.push_back({{"id", kFirstModelId + static_cast<int64_t>(i)}, {"name", m.name}, {"source", m.pair.source}, {"target", m.pair.target},
                       {"model", m.description}});
   }
   const auto& first = models_->model(0);
@@ -334,12 +334,15 @@ void TranslationServer::handle_opennmt(const httplib::Request& req, httplib::Res
   access_.admit(caller(req, nullptr).key, req.remote_addr);
   ServedModels& models = ready_models();
   const auto request = parse_opennmt(body);
-  if (request.id < 0 || request.id >= static_cast<int64_t>(models.size())) {
-    throw HttpError(400, "No model with id " + std::to_string(request.id) + "; this server's models are 0 to " +
-                             std::to_string(models.size() - 1) + " (GET /translator/models lists them).");
+  const int64_t index = request.id - kFirstModelId;
+  if (index < 0 || index >= static_cast<int64_t>(models.size())) {
+    throw HttpError(400, "No model with id " + std::to_string(request.id) + "; this server's models are " +
+                             std::to_string(kFirstModelId) + " to " +
+                             std::to_string(kFirstModelId + static_cast<int64_t>(models.size()) - 1) +
+                             " (GET /translator/models lists them).");
   }
   options_.limits.check(request.texts);
-  const auto id = static_cast<size_t>(request.id);
+  const auto id = static_cast<size_t>(index);
   const int64_t nbest = models.model(id).translator->options().search.nbest;
   send_json(res, 200, opennmt_response(request.texts, translate_texts(models.batcher(id), request.texts), nbest));
 }

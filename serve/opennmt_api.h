@@ -1,8 +1,9 @@
 // OpenNMT-py's REST shape: POST /translator/translate with
 // [{"src": "...", "id": N}, ...], answered with one list per n-best rank, each
 // holding {"src", "tgt", "n_best", "pred_score"} per input in order. The id
-// picks the model as OpenNMT-py's conf.json ids do (here: the model's place
-// in the server's list, from 0, as GET /translator/models shows); without
+// picks the model as OpenNMT-py's conf.json ids do: here 100 for the first
+// model (the id of OpenNMT-py's example conf.json, which clients copy), 101
+// for the second, and so on, as GET /translator/models lists them; without
 // one, the first model.
 #pragma once
 
@@ -14,9 +15,11 @@
 
 namespace nmt::serve {
 
+constexpr int64_t kFirstModelId = 100;
+
 struct OpenNmtRequest {
   std::vector<std::string> texts;
-  int64_t id = 0;
+  int64_t id = kFirstModelId;
 };
 
 // The "src" texts and their model's id; HttpError 400 when the body is not an

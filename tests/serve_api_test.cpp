@@ -137,11 +137,11 @@ TEST(LibreTranslateApi, FrontendSettingsHaveLibreTranslatesFields) {
 }
 
 TEST(OpenNmtApi, NBestListsOfInputsInOrder) {
-  const auto request = parse_opennmt(json::parse(R"([{"src": "Ein Hund.", "id": 1}, {"src": "Eine Katze."}])"));
+  const auto request = parse_opennmt(json::parse(R"([{"src": "Ein Hund.", "id": 101}, {"src": "Eine Katze."}])"));
   const auto& texts = request.texts;
   ASSERT_EQ(texts, (std::vector<std::string>{"Ein Hund.", "Eine Katze."}));
-  EXPECT_EQ(request.id, 1);
-  EXPECT_EQ(parse_opennmt(json::parse(R"([{"src": "x"}])")).id, 0);  // no id: the first model
+  EXPECT_EQ(request.id, 101);
+  EXPECT_EQ(parse_opennmt(json::parse(R"([{"src": "x"}])")).id, 100);  // no id: the first model
   const std::vector<TextTranslation> t = {{{"A dog.", "One dog."}, {-0.5, -0.9}}, {{""}, {0.0}}};
   const json out = opennmt_response(texts, t, 2);
   ASSERT_EQ(out.size(), 2u);     // one list per rank

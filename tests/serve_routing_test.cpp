@@ -6,12 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "serve/access_control.h"
 #include "serve/file_store.h"
 #include "serve/http_error.h"
 #include "serve/route_table.h"
-#include "tests/test_support.h"
+#include "tests/data_test_util.h"
 #include "text/language_detector.h"
 #include "util/error.h"
 
@@ -21,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 template <typename Body>
-int refusal(Body&& body) {
+int refused_with(Body&& body) {
   try {
     body();
   } catch (const HttpError& e) {
@@ -31,7 +32,7 @@ int refusal(Body&& body) {
 }
 
 TEST(RouteTable, DirectPairsFirstThenTwoModelsThroughEnglishFirst) {
-  // 0 de->en, 1 en->de, 2 en->fr, 3 fr->en, 4 de->fr... not: 4 fr->es, 5 es->de
+  // 0 de->en, 1 en->de, 2 en->fr, 3 fr->en, 4 fr->es, 5 es->de
   const RouteTable t({{"de", "en"}, {"en", "de"}, {"en", "fr"}, {"fr", "en"}, {"fr", "es"}, {"es", "de"}});
   EXPECT_EQ(t.find("de", "en")->models, (std::vector<size_t>{0}));
   EXPECT_EQ(t.find("de", "en")->pivot, "");
@@ -43,11 +44,13 @@ TEST(RouteTable, DirectPairsFirstThenTwoModelsThroughEnglishFirst) {
   EXPECT_EQ(t.find("fr", "de")->models, (std::vector<size_t>{3, 1}));
   EXPECT_EQ(t.find("es", "en")->models, (std::vector<size_t>{5, 0}));  // only through de
   EXPECT_EQ(t.find("es", "en")->pivot, "de");
-  EXPECT_FALSE(t.find("en", "es"));  // would need three models
+  EXPECT_EQ(t.find("en", "es")->models, (std::vector<size_t>{2, 4}));  // through fr, the one shared language
+  EXPECT_FALSE(t.find("de", "es"));  // would need three models: de->en->fr->es
   EXPECT_FALSE(t.find("de", "de"));
   EXPECT_FALSE(t.find("xx", "en"));
   EXPECT_EQ(t.sources(), (std::vector<std::string>{"de", "en", "es", "fr"}));
   EXPECT_EQ(t.targets("de"), (std::vector<std::string>{"en", "fr"}));
+  EXPECT_EQ(t.targets("en"), (std::vector<std::string>{"de", "es", "fr"}));
   EXPECT_EQ(t.targets("es"), (std::vector<std::string>{"de", "en"}));
   EXPECT_NE(t.describe().find("de->fr (through en)"), std::string::npos) << t.describe();
 }
@@ -88,16 +91,16 @@ TEST(AccessControl, KeysFileLimitsAndRefusals) {
   AccessControl access(o);
   EXPECT_TRUE(access.keys_enabled());
   EXPECT_FALSE(access.key_required());
-  EXPECT_EQ(refusal([&] { access.admit("slow", "10.0.0.1"); }), 0);
-  EXPECT_EQ(refusal([&] { access.admit("slow", "10.0.0.2"); }), 0);
-  EXPECT_EQ(refusal([&] { access.admit("slow", "10.0.0.3"); }), 429);  // the key's limit, from any address
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(refusal([&] { access.admit("fast", "10.0.0.1"); }), 0);
-  EXPECT_EQ(refusal([&] { access.admit("wrong", "10.0.0.1"); }), 403);
+  EXPECT_EQ(refused_with([&] { access.admit("slow", "10.0.0.1"); }), 0);
+  EXPECT_EQ(refused_with([&] { access.admit("slow", "10.0.0.2"); }), 0);
+  EXPECT_EQ(refused_with([&] { access.admit("slow", "10.0.0.3"); }), 429);  // the key's limit, from any address
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(refused_with([&] { access.admit("fast", "10.0.0.1"); }), 0);
+  EXPECT_EQ(refused_with([&] { access.admit("wrong", "10.0.0.1"); }), 403);
   // Without a key ("" as many clients send): --req-limit per address; a batch counts its texts.
-  EXPECT_EQ(refusal([&] { access.admit("", "10.0.0.9", 2); }), 0);
-  EXPECT_EQ(refusal([&] { access.admit("", "10.0.0.9", 2); }), 429);
-  EXPECT_EQ(refusal([&] { access.admit("", "10.0.0.9"); }), 0);
-  EXPECT_EQ(refusal([&] { access.admit("", "10.0.0.8", 3); }), 0);
+  EXPECT_EQ(refused_with([&] { access.admit("", "10.0.0.9", 2); }), 0);
+  EXPECT_EQ(refused_with([&] { access.admit("", "10.0.0.9", 2); }), 429);
+  EXPECT_EQ(refused_with([&] { access.admit("", "10.0.0.9"); }), 0);
+  EXPECT_EQ(refused_with([&] { access.admit("", "10.0.0.8", 3); }), 0);
   try {
     access.admit("", "10.0.0.9");
     FAIL() << "no 429";
@@ -107,19 +110,19 @@ TEST(AccessControl, KeysFileLimitsAndRefusals) {
 
   o.require_api_key = true;
   AccessControl required(o);
-  EXPECT_EQ(refusal([&] { required.admit("", "10.0.0.1"); }), 400);
-  EXPECT_EQ(refusal([&] { required.admit("plain", "10.0.0.1"); }), 0);
+  EXPECT_EQ(refused_with([&] { required.admit("", "10.0.0.1"); }), 400);
+  EXPECT_EQ(refused_with([&] { required.admit("plain", "10.0.0.1"); }), 0);
 
   AccessOptions one;
   one.api_key = "s3cret";
   AccessControl single(one);
-  EXPECT_EQ(refusal([&] { single.admit("", "a"); }), 400);
-  EXPECT_EQ(refusal([&] { single.admit("s3cre", "a"); }), 403);
-  EXPECT_EQ(refusal([&] { single.admit("s3cret", "a"); }), 0);
+  EXPECT_EQ(refused_with([&] { single.admit("", "a"); }), 400);
+  EXPECT_EQ(refused_with([&] { single.admit("s3cre", "a"); }), 403);
+  EXPECT_EQ(refused_with([&] { single.admit("s3cret", "a"); }), 0);
 
   AccessOptions none;
   AccessControl open_server(none);
-  EXPECT_EQ(refusal([&] { open_server.admit("anything", "a"); }), 0);  // no keys: a key is ignored
+  EXPECT_EQ(refused_with([&] { open_server.admit("anything", "a"); }), 0);  // no keys: a key is ignored
 }
 
 TEST(AccessControl, BadKeysFilesAreOneClearError) {
@@ -156,7 +159,7 @@ TEST(FileStore, KeepsFilesInItsFolderForALimitedTimeAndCount) {
     EXPECT_FALSE(store.get("../" + fs::path(folder).filename().string() + "/" + b));
     EXPECT_FALSE(store.get("nothing.txt"));
     for (const char* bad : {"../x.txt", "a/b.txt", "a\\b.txt", ".hidden", "", "tab\t.txt"}) {
-      EXPECT_EQ(refusal([&] { store.put(bad, "x"); }), 400) << bad;
+      EXPECT_EQ(refused_with([&] { store.put(bad, "x"); }), 400) << bad;
     }
     size_t files = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(folder)) ++files;

@@ -71,4 +71,40 @@ class ServedModel {
   int port_ = 0;
 };
 
+// A TranslationServer on a free loopback port with several model
+// directories, loaded as `translator --serve` loads them (model i has id i).
+class MultiModelServer {
+ public:
+  MultiModelServer(const std::vector<std::string>& model_dirs, serve::ServerOptions options,
+                   decode::TranslatorOptions decoding = {}) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    server_ = std::make_unique<serve::TranslationServer>(options);
+    port_ = server_->bind();
+    server_->start();
+    std::vector<serve::ModelEntry> entries;
+    for (const auto& dir : model_dirs) {
+      loaded_.push_back(storage::load_model_dir(dir, "", torch::kCPU));
+      const auto pair = data::language_pair(loaded_.back().config.data);
+      translators_.push_back(std::make_unique<decode::Translator>(loaded_.back().model, loaded_.back().vocabs,
+                                                                  serve::serving_options(decoding, pair.source)));
+      entries.push_back({translators_.back().get(), pair, dir, "test model " + dir});
+    }
+    server_->serve_models(entries);
+  }
+  ~MultiModelServer() { server_->stop(); }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(60, 0);
+    return c;
+  }
+  int port() const { return port_; }
+
+ private:
+  std::vector<storage::LoadedModel> loaded_;
+  std::vector<std::unique_ptr<decode::Translator>> translators_;  // before server_: destroyed after it
+  std::unique_ptr<serve::TranslationServer> server_;
+  int port_ = 0;
+};
+
 }  // namespace nmt::test

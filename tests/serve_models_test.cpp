@@ -1,0 +1,204 @@
+// One server for several models, as LibreTranslate clients use it: four tiny
+// models trained here (de->en, en->de, en->fr, fr->en on a generated corpus
+// whose French is a word-for-word transform of its English), every direct
+// and pivoted pair, /languages, source "auto" and /detect, OpenNMT-py's id,
+// file translation, and the refusals a client can meet.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "tests/serve_test_util.h"
+
+namespace nmt {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The toy corpus's English, word for word in (ungrammatical but
+// unmistakable) French: enough for CLD2 and for a model to learn.
+std::string toy_french(const std::string& english) {
+  static const std::map<std::string, std::string> words = {
+      {"A", "Un"},         {"the", "le"},       {"and", "et"},       {"man", "homme"},   {"woman", "femme"},
+      {"dog", "chien"},    {"child", "enfant"}, {"bicycle", "vélo"}, {"street", "rue"},  {"ball", "balle"},
+      {"house", "maison"}, {"sees", "voit"},    {"rides", "conduit"}, {"plays", "joue"}, {"with", "avec"},
+      {"walks", "marche"}, {"to", "vers"}};
+  std::istringstream in(english.substr(0, english.size() - 1));  // without the final "."
+  std::string word, out;
+  while (in >> word) out += (out.empty() ? "" : " ") + words.at(word);
+  return out + ".";
+}
+
+class ServeModels : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    std::vector<std::string> en, de, fr;
+    test::make_toy_corpus(180, en, de);
+    for (const auto& e : en) fr.push_back(toy_french(e));
+    const std::map<std::string, std::vector<std::string>*> corpus = {{"en", &en}, {"de", &de}, {"fr", &fr}};
+    for (const auto& [lang, lines] : corpus) {
+      test::write_file(dir_->path("train." + lang), test::join_lines({lines->begin(), lines->begin() + 160}));
+      test::write_file(dir_->path("valid." + lang), test::join_lines({lines->begin() + 160, lines->end()}));
+    }
+    for (const auto& [source, target] : kPairs) {
+      const std::string name = source + "-" + target, out = dir_->path("models/" + name);
+      json config = test::tiny_training_config(dir_->path("scratch-" + name));  // its toy files are not used
+      config["data"]["train_src"] = dir_->path("train." + source);
+      config["data"]["train_tgt"] = dir_->path("train." + target);
+      config["data"]["valid_src"] = dir_->path("valid." + source);
+      config["data"]["valid_tgt"] = dir_->path("valid." + target);
+      fs::create_directories(dir_->path("scratch-" + name));
+      test::write_json(dir_->path(name + ".json"), config);
+      const auto r = test::run_command(test::trainer_binary() + " --config " + dir_->path(name + ".json") +
+                                       " --out " + out);
+      ASSERT_EQ(r.code, 0) << r.output;
+      model_dirs_.push_back(out);
+    }
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+    model_dirs_.clear();
+  }
+  static json post(httplib::Client& c, const std::string& path, const json& body, int expected = 200,
+                   httplib::Headers* headers = nullptr) {
+    const auto r = c.Post(path, body.dump(), "application/json");
+    if (!r) {
+      ADD_FAILURE() << path << ": no answer";
+      return json();
+    }
+    EXPECT_EQ(r->status, expected) << path << " " << body.dump() << ": " << r->body;
+    if (headers) *headers = r->headers;
+    return json::parse(r->body);
+  }
+  static std::vector<std::string> cli(size_t model, const std::vector<std::string>& lines) {
+    return test::cli_translations(model_dirs_.at(model), lines, "--split-sentences");
+  }
+
+  static inline const std::vector<std::pair<std::string, std::string>> kPairs = {
+      {"de", "en"}, {"en", "de"}, {"en", "fr"}, {"fr", "en"}};
+  static inline test::TempDir* dir_ = nullptr;
+  static inline std::vector<std::string> model_dirs_;
+  const std::map<std::string, std::vector<std::string>> sentences_ = {
+      {"en", {"A man sees the dog and the woman walks to the house.", "A child plays with the ball."}},
+      {"de", {"Ein Mann sieht dem Hund und der Frau geht zu dem Haus.", "Ein Kind spielt mit dem Ball."}},
+      {"fr", {"Un homme voit le chien et le femme marche vers le maison.", "Un enfant joue avec le balle."}}};
+};
+
+TEST_F(ServeModels, LanguagesListExactlyWhatCanBeReached) {
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  const auto r = c.Get("/languages");
+  ASSERT_EQ(r->status, 200);
+  EXPECT_EQ(json::parse(r->body),
+            json::parse(R"([{"code": "de", "name": "German", "targets": ["en", "fr"]},
+                            {"code": "en", "name": "English", "targets": ["de", "fr"]},
+                            {"code": "fr", "name": "French", "targets": ["de", "en"]}])"));
+  const json models = json::parse(c.Get("/translator/models")->body);
+  ASSERT_EQ(models.size(), 4u);
+  EXPECT_EQ(models[2].at("model_id"), 102);
+  EXPECT_EQ(models[2].at("source"), "en");
+  EXPECT_EQ(models[2].at("target"), "fr");
+  EXPECT_EQ(json::parse(c.Get("/ready")->body).at("models").size(), 4u);
+}
+
+TEST_F(ServeModels, DirectPairsTranslateAsTheirModelAlone) {
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  for (size_t m = 0; m < kPairs.size(); ++m) {
+    const auto& [source, target] = kPairs[m];
+    httplib::Headers headers;
+    const json got = post(c, "/translate", {{"q", sentences_.at(source)}, {"source", source}, {"target", target}},
+                          200, &headers);
+    EXPECT_EQ(got.at("translatedText").get<std::vector<std::string>>(), cli(m, sentences_.at(source)))
+        << source << "->" << target;
+    EXPECT_EQ(headers.count("X-Translation-Pivot"), 0u);
+    // OpenNMT-py's shape: the id picks the same model.
+    json onmt = json::array();
+    for (const auto& s : sentences_.at(source)) onmt.push_back({{"src", s}, {"id", 100 + m}});
+    const json ranked = post(c, "/translator/translate", onmt);
+    EXPECT_EQ(ranked.at(0).at(1).at("tgt"), got.at("translatedText").at(1));
+  }
+}
+
+TEST_F(ServeModels, PivotedPairsEqualTheTwoLegsOneAfterTheOther) {
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  // de->fr: de->en (model 0), then en->fr (model 2); fr->de: fr->en (3), then en->de (1).
+  const std::vector<std::tuple<std::string, std::string, size_t, size_t>> pivots = {{"de", "fr", 0, 2},
+                                                                                   {"fr", "de", 3, 1}};
+  for (const auto& [source, target, first, second] : pivots) {
+    const auto expected = cli(second, cli(first, sentences_.at(source)));
+    httplib::Headers headers;
+    const json got = post(c, "/translate", {{"q", sentences_.at(source)}, {"source", source}, {"target", target}},
+                          200, &headers);
+    EXPECT_EQ(got.at("translatedText").get<std::vector<std::string>>(), expected) << source << "->" << target;
+    EXPECT_EQ(headers.find("X-Translation-Pivot")->second, "en");
+    // The same through the server's own legs, one request after the other.
+    const json leg = post(c, "/translate", {{"q", sentences_.at(source)}, {"source", source}, {"target", "en"}});
+    const json both = post(c, "/translate", {{"q", leg.at("translatedText")}, {"source", "en"}, {"target", target}});
+    EXPECT_EQ(both.at("translatedText"), got.at("translatedText"));
+  }
+}
+
+TEST_F(ServeModels, AutoDetectsEachSourceLanguageWithItsConfidence) {
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  for (const auto& [language, lines] : sentences_) {
+    const std::string target = language == "en" ? "de" : "en";
+    for (const auto& line : lines) {
+      const json got = post(c, "/translate", {{"q", line}, {"source", "auto"}, {"target", target}});
+      EXPECT_EQ(got.at("detectedLanguage").at("language"), language) << line;
+      EXPECT_GT(got.at("detectedLanguage").at("confidence").get<double>(), 50.0) << line;
+      const json known = post(c, "/translate", {{"q", line}, {"source", language}, {"target", target}});
+      EXPECT_EQ(got.at("translatedText"), known.at("translatedText"));
+      const json detected = post(c, "/detect", {{"q", line}});
+      EXPECT_EQ(detected.at(0).at("language"), language);
+      EXPECT_EQ(detected.at(0).at("confidence"), got.at("detectedLanguage").at("confidence"));
+    }
+  }
+  // An array of texts in two languages: each text its own language.
+  const json mixed = post(c, "/translate",
+                          {{"q", {sentences_.at("de")[0], sentences_.at("fr")[0]}}, {"source", "auto"}, {"target", "en"}});
+  EXPECT_EQ(mixed.at("detectedLanguage").at(0).at("language"), "de");
+  EXPECT_EQ(mixed.at("detectedLanguage").at(1).at("language"), "fr");
+  EXPECT_EQ(mixed.at("translatedText").at(1), cli(3, {sentences_.at("fr")[0]}).at(0));
+  // Too short to tell, or another language: English with confidence 0, as LibreTranslate answers.
+  for (const char* unsure : {"ok", "El perro come la manzana roja en la casa grande."}) {
+    const json d = post(c, "/detect", {{"q", unsure}});
+    EXPECT_EQ(d, json::parse(R"([{"confidence": 0.0, "language": "en"}])")) << unsure;
+  }
+}
+
+TEST_F(ServeModels, FilesTranslateAsTheirTextWithTheMarkupKept) {
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  const std::string text = sentences_.at("de")[0] + "\n" + sentences_.at("de")[1] + "\n";
+  const json direct = post(c, "/translate", {{"q", text}, {"source", "de"}, {"target", "fr"}});
+  const httplib::MultipartFormDataItems form = {
+      {"file", text, "brief.txt", "text/plain"}, {"source", "de", "", ""}, {"target", "fr", "", ""}};
+  const auto r = c.Post("/translate_file", form);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const std::string url = json::parse(r->body).at("translatedFileUrl");
+  const std::string prefix = "http://127.0.0.1:" + std::to_string(server.port()) + "/download_file/";
+  ASSERT_EQ(url.rfind(prefix, 0), 0u) << url;
+  const auto file = c.Get(url.substr(url.find("/download_file/")));
+  ASSERT_EQ(file->status, 200);
+  EXPECT_EQ(file->body, direct.at("translatedText"));
+  EXPECT_EQ(file->get_header_value("Content-Disposition"), "attachment; filename=\"brief_fr.txt\"");
+  // HTML keeps its markup.
+  const std::string page = "<html><body><p>" + sentences_.at("en")[1] + "</p></body></html>";
+  const auto h = c.Post("/translate_file", httplib::MultipartFormDataItems{{"file", page, "page.html", "text/html"},
+                                                                         {"source", "en", "", ""},
+                                                                         {"target", "de", "", ""}});
+  ASSERT_EQ(h->status, 200) << h->body;
+  const std::string html_url = json::parse(h->body).at("translatedFileUrl");
+  const auto translated = c.Get(html_url.substr(html_url.find("/download_file/")));
+  EXPECT_EQ(translated->body.rfind("<html><body><p>", 0), 0u) << translated->body;
+}
+
+}  // namespace
+}  // namespace nmt
