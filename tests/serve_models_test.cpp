@@ -46,6 +46,12 @@ class ServeModels : public ::testing::Test {
     for (const auto& [source, target] : kPairs) {
       const std::string name = source + "-" + target, out = dir_->path("models/" + name);
       json config = test::tiny_training_config(dir_->path("scratch-" + name));  // its toy files are not used
+      config["model"]["d_model"] = 32;
+      config["model"]["ffn_hidden"] = 64;
+      config["train"]["max_steps"] = kSteps;
+      config["train"]["batch_tokens"] = 400;
+      config["train"]["lr"] = 1.0;
+      config["train"]["warmup_steps"] = 40;
       config["data"]["train_src"] = dir_->path("train." + source);
       config["data"]["train_tgt"] = dir_->path("train." + target);
       config["data"]["valid_src"] = dir_->path("valid." + source);
@@ -80,6 +86,7 @@ class ServeModels : public ::testing::Test {
 
   static inline const std::vector<std::pair<std::string, std::string>> kPairs = {
       {"de", "en"}, {"en", "de"}, {"en", "fr"}, {"fr", "en"}};
+  static constexpr int kSteps = 250;  // enough to say something: the pivot test compares words, not empty lines
   static inline test::TempDir* dir_ = nullptr;
   static inline std::vector<std::string> model_dirs_;
   const std::map<std::string, std::vector<std::string>> sentences_ = {
@@ -116,6 +123,7 @@ TEST_F(ServeModels, DirectPairsTranslateAsTheirModelAlone) {
     EXPECT_EQ(got.at("translatedText").get<std::vector<std::string>>(), cli(m, sentences_.at(source)))
         << source << "->" << target;
     EXPECT_EQ(headers.count("X-Translation-Pivot"), 0u);
+    EXPECT_FALSE(got.at("translatedText").at(0).get<std::string>().empty()) << "a model that says nothing proves little";
     // OpenNMT-py's shape: the id picks the same model.
     json onmt = json::array();
     for (const auto& s : sentences_.at(source)) onmt.push_back({{"src", s}, {"id", 100 + m}});
@@ -198,6 +206,34 @@ TEST_F(ServeModels, FilesTranslateAsTheirTextWithTheMarkupKept) {
   const std::string html_url = json::parse(h->body).at("translatedFileUrl");
   const auto translated = c.Get(html_url.substr(html_url.find("/download_file/")));
   EXPECT_EQ(translated->body.rfind("<html><body><p>", 0), 0u) << translated->body;
+}
+
+// Real clients, installed from npm as users install them (tests/clients,
+// `npm install` there; scripts/test.sh does it), each with its defaults.
+TEST_F(ServeModels, LibreTranslateClientLibrariesFromNpmTranslateUnchanged) {
+  const std::string clients = test::source_dir() + "/tests/clients";
+  if (!fs::exists(clients + "/node_modules/libretranslate-ts")) {
+    GTEST_SKIP() << "the npm clients are not installed: npm install --prefix tests/clients";
+  }
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  const json texts = {{"en", sentences_.at("en")[1]}, {"de", sentences_.at("de")[1]}, {"fr", sentences_.at("fr")[0]}};
+  const auto r = test::run_command("node " + test::shell_quote(clients + "/libretranslate_clients.mjs") + " " +
+                                   std::to_string(server.port()) + " " + test::shell_quote(texts.dump()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json got = json::parse(r.output.substr(r.output.find('{')));
+  auto server_says = [&](const std::string& q, const std::string& source, const std::string& target) {
+    return post(c, "/translate", {{"q", q}, {"source", source}, {"target", target}}).at("translatedText");
+  };
+  EXPECT_EQ(got.at("translate"), server_says(texts["en"], "en", "de"));
+  EXPECT_EQ(got.at("libretranslate"), server_says(texts["de"], "de", "en"));  // source "auto" by default
+  EXPECT_EQ(got.at("libretranslate_ts").at("status"), 200) << got.dump();
+  EXPECT_EQ(got.at("libretranslate_ts").at("translatedText"), server_says(texts["fr"], "fr", "de"));  // pivoted
+  EXPECT_EQ(got.at("libretranslate_ts_detect").at("language"), "fr") << got.dump();
+  EXPECT_GT(got.at("libretranslate_ts_detect").at("confidence").get<double>(), 50.0);
+  EXPECT_NE(got.at("libretranslate_ts_unknown_pair").at("error").get<std::string>().find("Spanish (es) is not available"),
+            std::string::npos)
+      << got.dump();
 }
 
 }  // namespace
