@@ -208,6 +208,88 @@ TEST_F(ServeModels, FilesTranslateAsTheirTextWithTheMarkupKept) {
   EXPECT_EQ(translated->body.rfind("<html><body><p>", 0), 0u) << translated->body;
 }
 
+TEST_F(ServeModels, BadRequestsAreClearJsonErrorsAndNothingIsWrittenOutsideItsFolder) {
+  test::TempDir d;
+  test::write_file(d.path("keys.txt"), "good-key 1000\nbusy-key 2\n");
+  serve::ServerOptions options;
+  options.access.api_keys_file = d.path("keys.txt");
+  options.access.require_api_key = true;
+  options.max_body_bytes = 4096;
+  test::MultiModelServer server(model_dirs_, options);
+  const fs::path tmp = fs::temp_directory_path();
+  struct Case {
+    std::string what, path;
+    httplib::MultipartFormDataItems form;
+    json body;
+    int status;
+    std::string says;
+  };
+  auto file = [](const std::string& name, const std::string& content) {
+    return httplib::MultipartFormDataItems{{"file", content, name, "text/plain"},
+                                           {"source", "de", "", ""},
+                                           {"target", "en", "", ""},
+                                           {"api_key", "good-key", "", ""}};
+  };
+  const std::string escape = "nmt-escape-" + std::to_string(::getpid()) + ".txt";
+  const std::vector<Case> cases = {
+      {"unknown pair", "/translate", {}, {{"q", "x"}, {"source", "de"}, {"target", "es"}, {"api_key", "good-key"}},
+       400, "Spanish (es) is not available as a target language from German (de)"},
+      {"unknown source", "/translate", {}, {{"q", "x"}, {"source", "xx"}, {"target", "en"}, {"api_key", "good-key"}},
+       400, "xx is not supported"},
+      {"wrong key", "/translate", {}, {{"q", "x"}, {"source", "de"}, {"target", "en"}, {"api_key", "guess"}}, 403,
+       "Invalid API key"},
+      {"empty key where one is required", "/translate", {}, {{"q", "x"}, {"source", "de"}, {"target", "en"}, {"api_key", ""}},
+       400, "Please contact the server operator to get an API key"},
+      {"detection of empty text", "/detect", {}, {{"q", ""}, {"api_key", "good-key"}}, 400,
+       "Invalid request: missing q parameter"},
+      {"an upload of another type", "/translate_file", file("report.pdf", "%PDF-1.4"), {}, 400,
+       "file format not supported"},
+      {"an upload too large", "/translate_file", file("big.txt", std::string(20000, 'a')), {}, 413, "limit of 4096"},
+      {"a name with path characters", "/translate_file", file("../../" + escape, "Ein Hund."), {}, 400,
+       "path or control characters"},
+      {"a name that is a path", "/translate_file", file(tmp.string() + "/" + escape, "Ein Hund."), {}, 400,
+       "path or control characters"},
+  };
+  for (const auto& bad : cases) {
+    auto c = server.client();
+    const auto r = bad.form.empty() ? c.Post(bad.path, bad.body.dump(), "application/json") : c.Post(bad.path, bad.form);
+    ASSERT_TRUE(r) << bad.what;
+    EXPECT_EQ(r->status, bad.status) << bad.what << ": " << r->body;
+    const json error = json::parse(r->body, nullptr, false);
+    ASSERT_TRUE(error.is_object() && error.contains("error")) << bad.what << ": " << r->body;
+    EXPECT_NE(error.at("error").get<std::string>().find(bad.says), std::string::npos) << bad.what << ": " << r->body;
+    EXPECT_EQ(server.client().Get("/health")->status, 200) << "after " << bad.what;
+  }
+  // OpenNMT-py: an unknown model id (the key as a bearer token).
+  auto c = server.client();
+  const auto onmt = c.Post("/translator/translate", {{"Authorization", "Bearer good-key"}},
+                           R"([{"src": "Ein Hund.", "id": 7}])", "application/json");
+  EXPECT_EQ(onmt->status, 400);
+  EXPECT_NE(onmt->body.find("No model with id 7; this server's models are 100 to 103"), std::string::npos) << onmt->body;
+  // A key over its limit gets 429 with LibreTranslate's message; another key is served.
+  const json busy = {{"q", sentences_.at("de")[1]}, {"source", "de"}, {"target", "en"}, {"api_key", "busy-key"}};
+  EXPECT_EQ(post(c, "/translate", busy).count("translatedText"), 1u);
+  EXPECT_EQ(post(c, "/translate", busy).count("translatedText"), 1u);
+  EXPECT_EQ(post(c, "/translate", busy, 429).at("error"), "Slowdown: 2 per 1 minute");
+  json other = busy;
+  other["api_key"] = "good-key";
+  EXPECT_EQ(post(c, "/translate", other).count("translatedText"), 1u);
+  EXPECT_FALSE(fs::exists(tmp / escape));
+  EXPECT_FALSE(fs::exists(fs::current_path() / escape));
+  // Python's urllib, which sends the whole body before it reads: the 413 arrives as JSON, not a broken pipe.
+  test::write_file(d.path("urllib.py"), R"(import json, sys, urllib.request as u
+req = u.Request("http://127.0.0.1:" + sys.argv[1] + "/translate", data=b"x" * 3000000,
+                headers={"Content-Type": "application/json"})
+try:
+    u.urlopen(req)
+except u.HTTPError as e:
+    print(e.code, json.load(e)["error"])
+)");
+  const auto urllib = test::run_command("python3 " + d.path("urllib.py") + " " + std::to_string(server.port()));
+  EXPECT_EQ(urllib.output.rfind("413 The request body is larger than this server's limit of 4096 bytes.", 0), 0u)
+      << urllib.output;
+}
+
 // Real clients, installed from npm as users install them (tests/clients,
 // `npm install` there; scripts/test.sh does it), each with its defaults.
 TEST_F(ServeModels, LibreTranslateClientLibrariesFromNpmTranslateUnchanged) {
