@@ -44,12 +44,12 @@ for pair in de-en en-de en-fr fr-en; do
     cat > "$out/$pair.json" <<JSON
 {"data": {"train_src": "$c/train.$src", "train_tgt": "$c/train.$tgt", "valid_src": "$c/valid.$src",
           "valid_tgt": "$c/valid.$tgt", "max_len": 64},
- "vocab": {"size": 200, "type": "bpe", "joint": true},
- "model": {"d_model": 64, "n_head": 4, "ffn_hidden": 128, "n_layers": 2, "max_len": 80},
- "train": {"batch_tokens": 1000, "max_steps": 300, "lr": 1.0, "warmup_steps": 50, "threads": 2, "seed": 7,
+ "vocab": {"size": 60, "type": "bpe", "joint": true},
+ "model": {"d_model": 32, "n_head": 2, "ffn_hidden": 64, "n_layers": 1, "max_len": 80},
+ "train": {"batch_tokens": 400, "max_steps": 600, "lr": 1.0, "warmup_steps": 40, "threads": 2, "seed": 7,
            "log_every_steps": 100},
- "checkpoint": {"every_steps": 300, "keep_last": 1},
- "valid": {"every_steps": 300, "bleu": true}}
+ "checkpoint": {"every_steps": 600, "keep_last": 1},
+ "valid": {"every_steps": 600, "bleu": true}}
 JSON
     build/trainer --config "$out/$pair.json" --out "$out/models/$pair" > "$out/train-$pair.log" 2>&1
   fi
