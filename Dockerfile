@@ -5,6 +5,7 @@
 #   docker run --rm -v "$PWD/work:/work" nmt                 # the sample demo
 #   docker run --rm -v "$PWD/work:/work" nmt trainer --config /work/my.json --out /work/run
 #   docker run --rm -p 8080:8080 -v "$PWD/work:/work" nmt translator --model /work/run --serve --host 0.0.0.0
+#   docker run --rm -p 8080:8080 -v "$PWD/models:/models:ro" nmt translator --serve --models-dir /models --host 0.0.0.0
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends build-essential cmake ninja-build pkg-config \

@@ -30,8 +30,8 @@ LibreTranslateService::LibreTranslateService(ServedModels& models, AccessControl
                                              const RequestLimits& limits)
     : models_(models), access_(access), files_(files), limits_(limits) {}
 
-text::DetectedLanguage LibreTranslateService::detect_source(const std::string& text) const {
-  const auto found = models_.detect(text);
+text::DetectedLanguage LibreTranslateService::detect_source(const std::string& text, bool html) const {
+  const auto found = models_.detect(text, html);
   if (!found.empty()) return found.front();
   const auto sources = models_.routes().sources();
   const bool english = std::find(sources.begin(), sources.end(), "en") != sources.end();
@@ -46,7 +46,7 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
   std::vector<std::string> sources(request.texts.size(), request.source);
   if (request.source == "auto") {
     for (size_t i = 0; i < request.texts.size(); ++i) {
-      detected.push_back(detect_source(request.texts[i]));
+      detected.push_back(detect_source(request.texts[i], request.html()));
       sources[i] = detected.back().language;
     }
   }
@@ -55,14 +55,46 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
   for (size_t i = 0; i < sources.size(); ++i) by_source[sources[i]].push_back(i);
   std::vector<TextTranslation> translations(request.texts.size());
   for (const auto& [source, indices] : by_source) {
-    const Route route = route_for(source, request.target);
-    if (!route.pivot.empty()) pivots.push_back(route.pivot);
     std::vector<std::string> texts;
     for (size_t i : indices) texts.push_back(request.texts[i]);
-    auto done = models_.translate(route, texts, request.html());
+    auto done = translate_texts_of(source, request.target, texts, request.html(), pivots);
     for (size_t k = 0; k < indices.size(); ++k) translations[indices[k]] = std::move(done[k]);
   }
   return libretranslate_response(request, translations, detected);
+}
+
+std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std::string& source,
+                                                                       const std::string& target,
+                                                                       const std::vector<std::string>& texts,
+                                                                       bool html, std::vector<std::string>& pivots) {
+  const auto sources = models_.routes().sources();
+  if (source == target && std::find(sources.begin(), sources.end(), source) != sources.end()) {
+    std::vector<TextTranslation> same;
+    for (const auto& t : texts) same.push_back({{t}, {0.0}});
+    return same;
+  }
+  const Route route = route_for(source, target);
+  if (!route.pivot.empty()) pivots.push_back(route.pivot);
+  return models_.translate(route, texts, html);
+}
+
+std::string LibreTranslateService::translate_text_file(const std::string& source, const std::string& target,
+                                                       const std::string& content) {
+  constexpr size_t kLinesAtOnce = 256;
+  const auto lines = split_lines(content);
+  std::string out;
+  std::vector<std::string> pivots;
+  bool first_line = true;
+  for (size_t first = 0; first < lines.size(); first += kLinesAtOnce) {
+    const std::vector<std::string> chunk(lines.begin() + static_cast<std::ptrdiff_t>(first),
+                                         lines.begin() + static_cast<std::ptrdiff_t>(std::min(lines.size(), first + kLinesAtOnce)));
+    for (const auto& t : translate_texts_of(source, target, chunk, /*html=*/false, pivots)) {
+      if (!first_line) out += '\n';
+      out += t.hypotheses.front();
+      first_line = false;
+    }
+  }
+  return out;
 }
 
 json LibreTranslateService::detect(const RequestBody& body, const Caller& caller) {
@@ -99,12 +131,16 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
   if (target.empty()) throw HttpError(400, "Invalid request: missing target parameter");
   const bool html = ext != ".txt";
   limits_.check({file.content}, /*count_lines=*/false);
-  if (source == "auto") source = detect_source(file.content).language;
-  const auto translated = models_.translate(route_for(source, target), {file.content}, html);
+  if (source == "auto") source = detect_source(file.content, html).language;
+  std::vector<std::string> pivots;
+  const std::string translated = html ? translate_texts_of(source, target, {file.content}, true, pivots)
+                                            .front()
+                                            .hypotheses.front()
+                                      : translate_text_file(source, target, file.content);
   // As LibreTranslate names it: example.txt translated to German is example_de.txt.
   const size_t dot = file.filename.rfind('.');
   const std::string name =
-      files_.put(file.filename.substr(0, dot) + "_" + target + file.filename.substr(dot), translated.front().hypotheses.front());
+      files_.put(file.filename.substr(0, dot) + "_" + target + file.filename.substr(dot), translated);
   return {{"translatedFileUrl", base_url + "/download_file/" + name}};
 }
 

@@ -40,12 +40,19 @@ class LibreTranslateService {
   // it finds none (too short, too mixed, another language) English with
   // confidence 0, as LibreTranslate falls back (here: English if the server
   // translates from it, else its first source language).
-  text::DetectedLanguage detect_source(const std::string& text) const;
+  text::DetectedLanguage detect_source(const std::string& text, bool html = false) const;
 
  private:
   // The route, or LibreTranslate's 400 for an unknown source ("xx is not
   // supported") or an unreachable target, naming the pairs served.
   Route route_for(const std::string& source, const std::string& target) const;
+  // `texts` from `source` to `target`; a text already in the target language
+  // (source "auto" found it so) comes back as it is.
+  std::vector<TextTranslation> translate_texts_of(const std::string& source, const std::string& target,
+                                                  const std::vector<std::string>& texts, bool html,
+                                                  std::vector<std::string>& pivots);
+  // A text file's lines, a few hundred at a time: a long file never fills the queue.
+  std::string translate_text_file(const std::string& source, const std::string& target, const std::string& content);
 
   ServedModels& models_;
   AccessControl& access_;

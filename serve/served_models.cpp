@@ -39,8 +39,8 @@ std::vector<TextTranslation> ServedModels::translate(const Route& route, const s
   return out;
 }
 
-std::vector<text::DetectedLanguage> ServedModels::detect(const std::string& text) const {
-  return text::detect_languages(text, routes_.sources());
+std::vector<text::DetectedLanguage> ServedModels::detect(const std::string& text, bool html) const {
+  return text::detect_languages(text, routes_.sources(), html);
 }
 
 }  // namespace nmt::serve

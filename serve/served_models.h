@@ -46,8 +46,8 @@ class ServedModels {
   // first model's best translation is the second model's input, and the
   // alternatives are the second model's.
   std::vector<TextTranslation> translate(const Route& route, const std::vector<std::string>& texts, bool html);
-  // The source languages CLD2 finds in `text`, best first (empty: none).
-  std::vector<text::DetectedLanguage> detect(const std::string& text) const;
+  // The source languages CLD2 finds in `text` (HTML: its text), best first (empty: none).
+  std::vector<text::DetectedLanguage> detect(const std::string& text, bool html = false) const;
 
   // Translates what is queued, then ends every batcher. Idempotent.
   void stop();

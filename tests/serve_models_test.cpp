@@ -174,6 +174,16 @@ TEST_F(ServeModels, AutoDetectsEachSourceLanguageWithItsConfidence) {
   EXPECT_EQ(mixed.at("detectedLanguage").at(0).at("language"), "de");
   EXPECT_EQ(mixed.at("detectedLanguage").at(1).at("language"), "fr");
   EXPECT_EQ(mixed.at("translatedText").at(1), cli(3, {sentences_.at("fr")[0]}).at(0));
+  // A text already in the target language comes back as it is.
+  const json same = post(c, "/translate", {{"q", sentences_.at("de")[0]}, {"source", "auto"}, {"target", "de"}});
+  EXPECT_EQ(same.at("translatedText"), sentences_.at("de")[0]);
+  EXPECT_EQ(same.at("detectedLanguage").at("language"), "de");
+  // HTML: the language of its text, not of its markup.
+  const json html = post(c, "/translate",
+                         {{"q", "<p class=\"the house\">" + sentences_.at("fr")[0] + "</p>"}, {"source", "auto"},
+                          {"target", "en"}, {"format", "html"}});
+  EXPECT_EQ(html.at("detectedLanguage").at("language"), "fr");
+  EXPECT_EQ(html.at("translatedText").get<std::string>().rfind("<p class=\"the house\">", 0), 0u);
   // Too short to tell, or another language: English with confidence 0, as LibreTranslate answers.
   for (const char* unsure : {"ok", "El perro come la manzana roja en la casa grande."}) {
     const json d = post(c, "/detect", {{"q", unsure}});
@@ -197,6 +207,26 @@ TEST_F(ServeModels, FilesTranslateAsTheirTextWithTheMarkupKept) {
   ASSERT_EQ(file->status, 200);
   EXPECT_EQ(file->body, direct.at("translatedText"));
   EXPECT_EQ(file->get_header_value("Content-Disposition"), "attachment; filename=\"brief_fr.txt\"");
+  // A file of more lines than a queue takes at once goes through a few hundred at a time.
+  std::string long_text;
+  std::vector<std::string> long_lines;
+  for (int i = 0; i < 700; ++i) long_lines.push_back(sentences_.at("de")[i % 2]);
+  for (const auto& l : long_lines) long_text += l + "\n";
+  serve::ServerOptions small_queue;
+  small_queue.batching.queue_sentences = 300;
+  small_queue.limits.max_sentences = 300;
+  test::MultiModelServer queued(model_dirs_, small_queue);
+  auto q = queued.client();
+  const auto big = q.Post("/translate_file", httplib::MultipartFormDataItems{{"file", long_text, "long.txt", "text/plain"},
+                                                                          {"source", "de", "", ""},
+                                                                          {"target", "en", "", ""}});
+  ASSERT_EQ(big->status, 200) << big->body;
+  const std::string big_url = json::parse(big->body).at("translatedFileUrl");
+  const std::string big_file = q.Get(big_url.substr(big_url.find("/download_file/")))->body;
+  const json two = post(q, "/translate", {{"q", sentences_.at("de")}, {"source", "de"}, {"target", "en"}});
+  std::string expected_file;
+  for (int i = 0; i < 700; ++i) expected_file += two.at("translatedText").at(i % 2).get<std::string>() + "\n";
+  EXPECT_EQ(big_file, expected_file);
   // HTML keeps its markup.
   const std::string page = "<html><body><p>" + sentences_.at("en")[1] + "</p></body></html>";
   const auto h = c.Post("/translate_file", httplib::MultipartFormDataItems{{"file", page, "page.html", "text/html"},

@@ -23,13 +23,14 @@ std::string language_part(const std::string& code) {
 
 }  // namespace
 
-std::vector<DetectedLanguage> detect_languages(const std::string& text, const std::vector<std::string>& allowed) {
+std::vector<DetectedLanguage> detect_languages(const std::string& text, const std::vector<std::string>& allowed,
+                                               bool html) {
   CLD2::Language languages[3];
   int percents[3];
   double scores[3];
   int text_bytes = 0, valid_prefix = 0;
   bool reliable = false;
-  CLD2::ExtDetectLanguageSummaryCheckUTF8(text.data(), static_cast<int>(text.size()), /*is_plain_text=*/true,
+  CLD2::ExtDetectLanguageSummaryCheckUTF8(text.data(), static_cast<int>(text.size()), /*is_plain_text=*/!html,
                                           /*cld_hints=*/nullptr, /*flags=*/0, languages, percents, scores,
                                           /*resultchunkvector=*/nullptr, &text_bytes, &reliable, &valid_prefix);
   std::vector<DetectedLanguage> found;

@@ -17,7 +17,9 @@ struct DetectedLanguage {
 // The allowed languages CLD2 found in `text` (valid UTF-8), best first; at most
 // three. Empty when it found none of them: too short, too mixed, or written in
 // another language. Codes match by their language part ("pt-BR" takes
-// CLD2's "pt"; CLD2's old "iw" is "he").
-std::vector<DetectedLanguage> detect_languages(const std::string& text, const std::vector<std::string>& allowed);
+// CLD2's "pt"; CLD2's old "iw" is "he"). With `html`, CLD2 skips the markup
+// and reads the text between the tags.
+std::vector<DetectedLanguage> detect_languages(const std::string& text, const std::vector<std::string>& allowed,
+                                               bool html = false);
 
 }  // namespace nmt::text
