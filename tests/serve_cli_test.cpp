@@ -188,13 +188,36 @@ TEST_F(ServeCli, ATrainedDirectoryRecordsItsPairAndServesIt) {
   httplib::Client c("127.0.0.1", port);
   const auto languages = c.Get("/languages");
   ASSERT_TRUE(languages);
-  EXPECT_EQ(json::parse(languages->body)[0].at("code"), "en");
+  EXPECT_EQ(json::parse(languages->body), json::parse(R"([{"code": "de", "name": "German", "targets": []},
+                                                         {"code": "en", "name": "English", "targets": ["de"]}])"));
   const auto r = c.Post("/translate", R"({"q": "the cat sees a dog", "source": "en", "target": "de"})",
                         "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200) << r->body;
   server.signal(SIGTERM);
   EXPECT_EQ(server.wait_exit(60), 0);
+
+  // The same directory found under --models-dir (beside a folder that is no model), and as --model twice.
+  fs::create_directories(work.path("not-a-model"));
+  const int port2 = free_port();
+  ServerProcess folder({"--models-dir", work.root(), "--serve", "--port", std::to_string(port2), "--threads", "1"},
+                       work.path("serve2.log"));
+  ASSERT_TRUE(wait_until_ready(port2, 60)) << test::read_text(work.path("serve2.log"));
+  httplib::Client c2("127.0.0.1", port2);
+  const json models = json::parse(c2.Get("/translator/models")->body);
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_EQ(models[0].at("name"), "run");
+  EXPECT_EQ(models[0].at("model_id"), 100);
+  folder.signal(SIGTERM);
+  EXPECT_EQ(folder.wait_exit(60), 0);
+  const std::string translator = test::shell_quote(test::binary_dir() + "/translator");
+  const auto twice = test::run_command(translator + " --model " + work.path("run") + " --model " + work.path("run") +
+                                       " 'the cat'");
+  EXPECT_EQ(twice.code, 2) << twice.output;
+  EXPECT_NE(twice.output.find("only --serve serves several models"), std::string::npos) << twice.output;
+  const auto empty = test::run_command(translator + " --serve --models-dir " + work.path("not-a-model"));
+  EXPECT_EQ(empty.code, 2) << empty.output;
+  EXPECT_NE(empty.output.find("holds no model directory"), std::string::npos) << empty.output;
 }
 
 TEST_F(ServeCli, ServeTakesNoInputOfItsOwn) {
