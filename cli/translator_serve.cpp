@@ -52,6 +52,7 @@ void add_serve_options(CLI::App& app, ServeArgs& s) {
   app.add_flag("--serve", s.serve, "Serve translations over HTTP (LibreTranslate and OpenNMT-py APIs)");
   app.add_option("--host", o.host, "With --serve: address to listen on (0.0.0.0: all)")->capture_default_str();
   app.add_option("--port", o.port, "With --serve: port to listen on")->capture_default_str();
+  app.add_flag("--no-ui{false}", o.ui, "With --serve: no web page at /");
   app.add_option("--models-dir", s.models_dir, "With --serve: serve every model directory in this folder");
   app.add_option("--api-key", o.access.api_key, "With --serve: the one key every translation request must carry");
   app.add_option("--api-keys", o.access.api_keys_file,

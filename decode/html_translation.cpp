@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "decode/word_alignment.h"
+#include "decode/line_alignment.h"
 #include "text/html_document.h"
 #include "text/utf8.h"
 
@@ -74,43 +74,10 @@ HtmlTranslator::HtmlTranslator(Translator& translator, PlanTranslator plans, Mod
     : translator_(translator),
       plans_(std::move(plans)),
       model_call_(std::move(model_call)),
-      alignment_layer_(alignment_layer.value_or(translator.model().config().n_layers >= 2 ? -2 : -1)),
+      alignment_layer_(alignment_layer.value_or(default_alignment_layer(translator))),
       splitter_(translator.options().source_language) {
   if (!plans_) plans_ = [this](const std::vector<LinePlan>& plans) { return translator_.translate_plans(plans); };
   if (!model_call_) model_call_ = [](const std::function<void()>& f) { f(); };
-}
-
-std::vector<text::AlignedWord> HtmlTranslator::aligned_words(const std::string& text, const LinePlan& plan,
-                                                             const std::vector<std::vector<Hypothesis>>& hypotheses,
-                                                             const std::vector<torch::Tensor>& attention,
-                                                             size_t offset) const {
-  const auto& src = *translator_.vocabs().src;
-  const auto& tgt = *translator_.vocabs().tgt;
-  std::vector<text::AlignedWord> words;
-  for (size_t k = 0; k < plan.pieces.size(); ++k) {
-    if (hypotheses[k].empty() || !attention[k].defined()) continue;
-    const auto& piece = plan.pieces[k];
-    const auto& tokens = hypotheses[k].front().tokens;
-    const auto& source = plan.sources[k];
-    // Each source token's position in the run's text (by its share of the piece if SentencePiece disagrees).
-    const auto spans = src.encode_with_offsets(source.span.of(text));
-    std::vector<size_t> position(piece.size());
-    const std::string_view piece_text = source.span.of(text);
-    for (size_t j = 0; j < piece.size(); ++j) {
-      const size_t t = source.first_token + j;
-      size_t at = source.span.size() * j / piece.size();  // if SentencePiece disagrees: the token's share
-      if (t < spans.size() && spans[t].id == piece[j]) {
-        // The surface of "▁word" starts at the space before the word: take its first visible byte.
-        at = text::trim_space(piece_text, {spans[t].begin, spans[t].end}).begin;
-      }
-      position[j] = offset + source.span.begin + at;
-    }
-    for (const auto& a : align_words(attention[k], tokens, piece.size(), tgt)) {
-      std::string word = tgt.decode(std::vector<int64_t>(tokens.begin() + a.begin, tokens.begin() + a.end));
-      if (!word.empty()) words.push_back({std::move(word), position[a.source]});
-    }
-  }
-  return words;
 }
 
 std::vector<HtmlTranslation> HtmlTranslator::translate(const std::vector<std::string>& documents) {
@@ -187,11 +154,7 @@ void HtmlTranslator::attend(const std::vector<LinePlan>& plans,
     for (Job& job : jobs) {
       if (job.elements.empty()) continue;
       const LinePlan& plan = plans[job.plan];
-      job.attention.resize(plan.pieces.size());
-      for (size_t k = 0; k < plan.pieces.size(); ++k) {
-        const auto& h = hypotheses[job.plan][k];
-        if (!h.empty()) job.attention[k] = translator_.cross_attention(plan.pieces[k], h.front().tokens, layer);
-      }
+      job.attention = piece_attention(translator_, plan, hypotheses[job.plan], layer);
     }
   });
 }
@@ -228,7 +191,7 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
     local[e] = static_cast<int>(elements.size());
     elements.push_back(std::move(m));
   }
-  auto words = aligned_words(inner, plan, hypotheses, job.attention, job.inner.begin);
+  auto words = aligned_words(translator_, inner, plan, hypotheses, job.attention, job.inner.begin);
   if (words.empty()) words = source_words(inner, job.inner.begin);  // nothing translated: keep the source's words
   return text::escape_html_text(lead) + text::transfer_markup(words, elements) + text::escape_html_text(trail);
 }

@@ -59,9 +59,6 @@ class HtmlTranslator {
   std::string job_output(const Job& job, const text::HtmlDocument& doc, const LinePlan& plan,
                          const std::vector<std::vector<Hypothesis>>& hypotheses,
                          const std::vector<std::string>& outputs) const;
-  std::vector<text::AlignedWord> aligned_words(const std::string& text, const LinePlan& plan,
-                                               const std::vector<std::vector<Hypothesis>>& hypotheses,
-                                               const std::vector<torch::Tensor>& attention, size_t offset) const;
 
   Translator& translator_;
   PlanTranslator plans_;

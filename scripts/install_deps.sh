@@ -12,8 +12,9 @@ packages=(
 )
 # --test: what only the test suite uses, never the product: torchrun (in
 # python3-torch) for the test that it starts a data-parallel job, iproute2
-# for the one that joins two network namespaces.
-if [ "${1:-}" = "--test" ]; then packages+=(python3-torch iproute2); fi
+# for the one that joins two network namespaces, chromium for the server's
+# page in a real browser (driven by puppeteer-core from npm, tests/clients).
+if [ "${1:-}" = "--test" ]; then packages+=(python3-torch iproute2 chromium); fi
 
 missing=()
 for p in "${packages[@]}"; do

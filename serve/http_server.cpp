@@ -12,6 +12,7 @@
 #include "serve/http_error.h"
 #include "serve/libretranslate_api.h"
 #include "serve/opennmt_api.h"
+#include "serve/page_files.h"
 #include "util/error.h"
 
 namespace nmt::serve {
@@ -57,6 +58,7 @@ std::string route_label(const std::string& path) {
     if (path == known) return path;
   }
   if (path.rfind("/download_file/", 0) == 0) return "/download_file";
+  if (path == "/" || path == "/page.js" || path == "/page.css") return "/page";
   return "other";
 }
 
@@ -64,7 +66,7 @@ std::string default_error(const httplib::Request& req, int status) {
   switch (status) {
     case 404:
       return "No route " + req.method + " " + req.path +
-             "; this server answers POST /translate, GET /languages, POST /detect, GET /frontend/settings, "
+             "; this server answers GET / (its page, unless --no-ui), POST /translate, GET /languages, POST /detect, GET /frontend/settings, "
              "POST /suggest, POST /translate_file, GET /download_file/NAME, POST /translator/translate, "
              "GET /translator/models, GET /health, GET /ready and GET /metrics.";
     case 413:
@@ -226,6 +228,20 @@ void TranslationServer::add_routes() {
   });
   add_libretranslate_routes();
   add_opennmt_routes();
+  if (options_.ui) add_page_routes();
+}
+
+void TranslationServer::add_page_routes() {
+  for (const PageFile& file : page_files()) {
+    const std::string path = file.path == std::string("/index.html") ? "/" : file.path;
+    http_->Get(path, [&file](const httplib::Request&, httplib::Response& res) {
+      res.set_header("Content-Security-Policy", kPagePolicy);
+      res.set_header("X-Content-Type-Options", "nosniff");
+      res.set_header("Referrer-Policy", "no-referrer");
+      res.set_header("Cache-Control", "no-cache");
+      res.set_content(file.body.data(), file.body.size(), file.content_type);
+    });
+  }
 }
 
 void TranslationServer::add_libretranslate_routes() {

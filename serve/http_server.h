@@ -5,7 +5,8 @@
 // GET /frontend/settings, POST /suggest, POST /translate_file and
 // GET /download_file/NAME; OpenNMT-py's POST /translator/translate and
 // GET /translator/models; GET /health, GET /ready, GET /metrics (Prometheus
-// text). Every error is a 4xx/5xx with {"error": "..."}.
+// text); the page at / (serve/page_files.h). Every error is a 4xx/5xx with
+// {"error": "..."}.
 #pragma once
 
 #include <atomic>
@@ -62,6 +63,7 @@ class TranslationServer {
   void add_routes();
   void add_hooks();
   void add_libretranslate_routes();
+  void add_page_routes();
   void add_opennmt_routes();
   void handle_opennmt(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
   void handle_ready(httplib::Response& res);

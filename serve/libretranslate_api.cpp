@@ -48,6 +48,19 @@ int64_t read_alternatives(const json& body) {
   return n;
 }
 
+// A true/false field, from JSON or form data ("true", "1").
+bool read_flag(const json& body, const char* key) {
+  const auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return false;
+  if (it->is_boolean()) return it->get<bool>();
+  if (it->is_string()) {
+    const std::string v = it->get<std::string>();
+    if (v == "true" || v == "1") return true;
+    if (v == "false" || v == "0" || v.empty()) return false;
+  }
+  throw HttpError(400, std::string("Invalid request: ") + key + " must be true or false.");
+}
+
 json detected_json(const text::DetectedLanguage& d) {
   return {{"confidence", d.confidence}, {"language", d.language}};
 }
@@ -64,6 +77,7 @@ LibreTranslateRequest parse_libretranslate(const json& body) {
   if (!format.empty()) r.format = format;
   r.api_key = string_field(body, "api_key", false);
   r.alternatives = read_alternatives(body);
+  r.alignment = read_flag(body, "alignment");
   if (r.format != "text" && r.format != "html") {
     throw HttpError(400, "Invalid request: format must be \"text\" or \"html\" (got \"" + r.format + "\").");
   }
@@ -84,6 +98,15 @@ json libretranslate_response(const LibreTranslateRequest& request, const std::ve
   json out;
   out["translatedText"] = request.array ? texts : texts.at(0);
   if (request.alternatives > 0) out["alternatives"] = request.array ? alternatives : alternatives.at(0);
+  if (request.alignment) {
+    json each = json::array();
+    for (const auto& t : translations) {
+      json links = json::array();
+      for (const auto& l : t.alignment) links.push_back({l.target_begin, l.target_end, l.source_begin, l.source_end});
+      each.push_back(std::move(links));
+    }
+    out["alignment"] = request.array ? each : each.at(0);
+  }
   if (!detected.empty()) {
     json each = json::array();
     for (const auto& d : detected) each.push_back(detected_json(d));

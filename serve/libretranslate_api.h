@@ -21,6 +21,7 @@ struct LibreTranslateRequest {
   bool array = false;  // q was an array: the answer is one too
   std::string source, target, format = "text", api_key;
   int64_t alternatives = 0;  // extra hypotheses wanted per text
+  bool alignment = false;    // ours, off by default: word links for the page (text format, direct pairs)
   bool html() const { return format == "html"; }
 };
 
@@ -30,6 +31,9 @@ struct LibreTranslateRequest {
 LibreTranslateRequest parse_libretranslate(const nlohmann::json& body);
 
 // `detected`: per text, the language found for source "auto" (empty otherwise).
+// With request.alignment, "alignment" holds per text (in q's shape) its word
+// links as [target_begin, target_end, source_begin, source_end] in UTF-16
+// code units; [] where there are none (HTML, a pivoted pair).
 nlohmann::json libretranslate_response(const LibreTranslateRequest& request,
                                        const std::vector<TextTranslation>& translations,
                                        const std::vector<text::DetectedLanguage>& detected = {});

@@ -57,7 +57,7 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
   for (const auto& [source, indices] : by_source) {
     std::vector<std::string> texts;
     for (size_t i : indices) texts.push_back(request.texts[i]);
-    auto done = translate_texts_of(source, request.target, texts, request.html(), pivots);
+    auto done = translate_texts_of(source, request.target, texts, request.html(), pivots, request.alignment);
     for (size_t k = 0; k < indices.size(); ++k) translations[indices[k]] = std::move(done[k]);
   }
   return libretranslate_response(request, translations, detected);
@@ -66,7 +66,8 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
 std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std::string& source,
                                                                        const std::string& target,
                                                                        const std::vector<std::string>& texts,
-                                                                       bool html, std::vector<std::string>& pivots) {
+                                                                       bool html, std::vector<std::string>& pivots,
+                                                                       bool align) {
   const auto sources = models_.routes().sources();
   if (source == target && std::find(sources.begin(), sources.end(), source) != sources.end()) {
     std::vector<TextTranslation> same;
@@ -75,7 +76,7 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
   }
   const Route route = route_for(source, target);
   if (!route.pivot.empty()) pivots.push_back(route.pivot);
-  return models_.translate(route, texts, html);
+  return models_.translate(route, texts, html, align);
 }
 
 std::string LibreTranslateService::translate_text_file(const std::string& source, const std::string& target,

@@ -50,7 +50,7 @@ class LibreTranslateService {
   // (source "auto" found it so) comes back as it is.
   std::vector<TextTranslation> translate_texts_of(const std::string& source, const std::string& target,
                                                   const std::vector<std::string>& texts, bool html,
-                                                  std::vector<std::string>& pivots);
+                                                  std::vector<std::string>& pivots, bool align = false);
   // A text file's lines, a few hundred at a time: a long file never fills the queue.
   std::string translate_text_file(const std::string& source, const std::string& target, const std::string& content);
 

@@ -26,12 +26,13 @@ void ServedModels::stop() {
 }
 
 std::vector<TextTranslation> ServedModels::translate(const Route& route, const std::vector<std::string>& texts,
-                                                     bool html) {
+                                                     bool html, bool align) {
+  align = align && !html && route.models.size() == 1;
   std::vector<std::string> inputs = texts;
   std::vector<TextTranslation> out;
   for (size_t leg = 0; leg < route.models.size(); ++leg) {
     Batcher& batcher = *batchers_.at(route.models[leg]);
-    out = html ? translate_html_texts(batcher, inputs) : translate_texts(batcher, inputs);
+    out = html ? translate_html_texts(batcher, inputs) : translate_texts(batcher, inputs, align);
     if (leg + 1 < route.models.size()) {
       for (size_t i = 0; i < out.size(); ++i) inputs[i] = out[i].hypotheses.front();
     }

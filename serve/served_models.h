@@ -44,8 +44,10 @@ class ServedModels {
 
   // The texts translated along `route` (text or HTML); through a pivot, the
   // first model's best translation is the second model's input, and the
-  // alternatives are the second model's.
-  std::vector<TextTranslation> translate(const Route& route, const std::vector<std::string>& texts, bool html);
+  // alternatives are the second model's. `align`: word links for a direct
+  // route's text (none for HTML or a pivot).
+  std::vector<TextTranslation> translate(const Route& route, const std::vector<std::string>& texts, bool html,
+                                         bool align = false);
   // The source languages CLD2 finds in `text` (HTML: its text), best first (empty: none).
   std::vector<text::DetectedLanguage> detect(const std::string& text, bool html = false) const;
 

@@ -16,6 +16,7 @@ struct ServerOptions {
   int port = 8080;          // 0: any free port (tests)
   AccessOptions access;     // API keys and request limits
   std::string cors_origin;  // empty: no CORS headers
+  bool ui = true;           // the page at / (--no-ui: off)
   int64_t max_body_bytes = 1 << 20;
   RequestLimits limits;
   int http_threads = 128;    // connections served at once (each keep-alive connection holds one)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "decode/html_translation.h"
+#include "decode/line_alignment.h"
 #include "serve/http_error.h"
 #include "text/utf8.h"
 
@@ -47,15 +48,83 @@ void RequestLimits::check(const std::vector<std::string>& texts, bool count_line
   }
 }
 
-std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts) {
+namespace {
+
+// Per byte offset of `text` (and its end), the UTF-16 code units before it.
+std::vector<size_t> utf16_offsets(const std::string& text) {
+  std::vector<size_t> out(text.size() + 1, 0);
+  size_t units = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    out[i] = units;
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) != 0x80) units += c >= 0xF0 ? 2 : 1;  // a 4-byte sequence is a surrogate pair
+  }
+  out[text.size()] = units;
+  return out;
+}
+
+// The whitespace-delimited word of `text` around byte `at`.
+std::pair<size_t, size_t> word_around(const std::string& text, size_t at) {
+  const char* space = " \t\r\n";
+  const size_t before = at == 0 ? std::string::npos : text.find_last_of(space, at - 1);
+  const size_t begin = before == std::string::npos ? 0 : before + 1;
+  const size_t end = std::min(text.find_first_of(space, at), text.size());
+  return {begin, std::max(begin, end)};
+}
+
+// Links of one line: `words` (decode::aligned_words, source positions in
+// `source` from `source_at`) found in order in `output` (from `output_at`).
+void link_line(const std::vector<text::AlignedWord>& words, const std::string& source, size_t source_at,
+               const std::string& output, size_t output_at, std::vector<std::pair<size_t, size_t>>& targets,
+               std::vector<std::pair<size_t, size_t>>& sources) {
+  size_t cursor = output_at;
+  for (const auto& w : words) {
+    const size_t at = output.find(w.text, cursor);
+    if (at == std::string::npos) continue;  // a word the detokenizer changed: left without a link
+    targets.emplace_back(at, at + w.text.size());
+    sources.push_back(word_around(source, source_at + w.source));
+    cursor = at + w.text.size();
+  }
+}
+
+std::vector<decode::LineTranslation> translate_lines(Batcher& batcher, const std::vector<std::string>& lines,
+                                                     bool align, std::vector<std::vector<text::AlignedWord>>& words) {
+  if (!align) return batcher.translate(lines);
+  auto& translator = batcher.translator();
+  std::vector<decode::LinePlan> plans;
+  for (const auto& line : lines) plans.push_back(translator.plan(line));
+  auto hypotheses = batcher.translate_plans(plans);
+  words.resize(lines.size());
+  batcher.run_on_worker([&] {
+    const int64_t layer = decode::default_alignment_layer(translator);
+    for (size_t l = 0; l < lines.size(); ++l) {
+      const auto attention = decode::piece_attention(translator, plans[l], hypotheses[l], layer);
+      words[l] = decode::aligned_words(translator, lines[l], plans[l], hypotheses[l], attention);
+    }
+  });
+  std::vector<decode::LineTranslation> out;
+  for (size_t l = 0; l < lines.size(); ++l) out.push_back(translator.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
+  return out;
+}
+
+}  // namespace
+
+std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts, bool align) {
   std::vector<std::string> lines;
   std::vector<size_t> first_line;  // per text, into `lines`
+  std::vector<size_t> line_at;     // per line, its first byte in its text
   for (const auto& text : texts) {
     first_line.push_back(lines.size());
-    for (auto& line : split_lines(text)) lines.push_back(std::move(line));
+    size_t at = 0;
+    for (auto& line : split_lines(text)) {
+      line_at.push_back(at);
+      at += line.size() + 1 + (at + line.size() < text.size() && text[at + line.size()] == '\r' ? 1 : 0);
+      lines.push_back(std::move(line));
+    }
   }
   first_line.push_back(lines.size());
-  const auto translated = batcher.translate(lines);
+  std::vector<std::vector<text::AlignedWord>> words;
+  const auto translated = translate_lines(batcher, lines, align, words);
   std::vector<TextTranslation> out(texts.size());
   for (size_t t = 0; t < texts.size(); ++t) {
     size_t n_hyps = 1;
@@ -73,6 +142,19 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
       }
       out[t].hypotheses.push_back(std::move(joined));
       out[t].scores.push_back(score);
+    }
+    if (align) {
+      std::vector<std::pair<size_t, size_t>> targets, sources;
+      size_t output_at = 0;
+      for (size_t l = first_line[t]; l < first_line[t + 1]; ++l) {
+        link_line(words[l], texts[t], line_at[l], out[t].hypotheses.front(), output_at, targets, sources);
+        output_at += (translated[l].texts.empty() ? 0 : translated[l].texts.front().size()) + 1;
+      }
+      const auto source16 = utf16_offsets(texts[t]), target16 = utf16_offsets(out[t].hypotheses.front());
+      for (size_t k = 0; k < targets.size(); ++k) {
+        out[t].alignment.push_back({target16[targets[k].first], target16[targets[k].second], source16[sources[k].first],
+                                    source16[sources[k].second]});
+      }
     }
   }
   return out;

@@ -17,9 +17,17 @@ namespace nmt::serve {
 // paragraph split into sentences by the rules of `source_language`.
 decode::TranslatorOptions serving_options(decode::TranslatorOptions options, const std::string& source_language);
 
+// A word of a translation and the source word it attended to most, as
+// offsets in UTF-16 code units (JavaScript's string indices) into the
+// translation and into the text: what the server's page highlights.
+struct WordLink {
+  size_t target_begin = 0, target_end = 0, source_begin = 0, source_end = 0;
+};
+
 struct TextTranslation {
   std::vector<std::string> hypotheses;  // best first; at least one (empty text: "")
   std::vector<double> scores;           // per hypothesis: the sum of its lines' scores
+  std::vector<WordLink> alignment;      // of the best hypothesis, when asked for
 };
 
 struct RequestLimits {
@@ -33,7 +41,11 @@ struct RequestLimits {
 // The lines of a text: split at '\n', a trailing '\r' dropped from each.
 std::vector<std::string> split_lines(const std::string& text);
 
-std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts);
+// With `align`, each text's best translation is aligned word by word to the
+// text (decode/line_alignment.h; one more pass of the model per sentence, on
+// the batcher's worker).
+std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts,
+                                             bool align = false);
 
 // Texts that are HTML (LibreTranslate's format "html"), each a fragment or a
 // page, translated with their markup kept (decode/html_translation.h): the

@@ -3,10 +3,14 @@
 // whose French is a word-for-word transform of its English), every direct
 // and pivoted pair, /languages, source "auto" and /detect, OpenNMT-py's id,
 // file translation, and the refusals a client can meet.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "tests/serve_test_util.h"
@@ -33,41 +37,56 @@ std::string toy_french(const std::string& english) {
 
 class ServeModels : public ::testing::Test {
  protected:
+  // ctest runs each test in a process of its own: the models are trained
+  // once per trainer build, into the build folder, under a lock that makes a
+  // second process wait for the first.
   static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
+    const auto stamp = fs::last_write_time(test::trainer_binary()).time_since_epoch().count();
+    root_ = test::binary_dir() + "/test_models/serve_models-" + std::to_string(stamp);
+    fs::create_directories(root_);
+    const int lock = ::open((root_ + "/lock").c_str(), O_CREAT | O_RDWR, 0644);
+    ASSERT_GE(lock, 0);
+    ::flock(lock, LOCK_EX);
+    model_dirs_.clear();
+    for (const auto& [source, target] : kPairs) model_dirs_.push_back(root_ + "/models/" + source + "-" + target);
+    if (!fs::exists(root_ + "/trained")) {
+      train_models();
+      if (!HasFatalFailure()) test::write_file(root_ + "/trained", "");  // only once all four are whole
+    }
+    ::flock(lock, LOCK_UN);
+    ::close(lock);
+  }
+  static void train_models() {
+    auto path = [](const std::string& name) { return root_ + "/" + name; };
     std::vector<std::string> en, de, fr;
     test::make_toy_corpus(180, en, de);
     for (const auto& e : en) fr.push_back(toy_french(e));
     const std::map<std::string, std::vector<std::string>*> corpus = {{"en", &en}, {"de", &de}, {"fr", &fr}};
     for (const auto& [lang, lines] : corpus) {
-      test::write_file(dir_->path("train." + lang), test::join_lines({lines->begin(), lines->begin() + 160}));
-      test::write_file(dir_->path("valid." + lang), test::join_lines({lines->begin() + 160, lines->end()}));
+      test::write_file(path("train." + lang), test::join_lines({lines->begin(), lines->begin() + 160}));
+      test::write_file(path("valid." + lang), test::join_lines({lines->begin() + 160, lines->end()}));
     }
-    for (const auto& [source, target] : kPairs) {
-      const std::string name = source + "-" + target, out = dir_->path("models/" + name);
-      json config = test::tiny_training_config(dir_->path("scratch-" + name));  // its toy files are not used
+    for (size_t m = 0; m < kPairs.size(); ++m) {
+      const auto& [source, target] = kPairs[m];
+      const std::string name = source + "-" + target;
+      fs::remove_all(model_dirs_[m]);  // a run cut short before
+      fs::create_directories(path("scratch-" + name));
+      json config = test::tiny_training_config(path("scratch-" + name));  // its toy files are not used
       config["model"]["d_model"] = 32;
       config["model"]["ffn_hidden"] = 64;
       config["train"]["max_steps"] = kSteps;
       config["train"]["batch_tokens"] = 400;
       config["train"]["lr"] = 1.0;
       config["train"]["warmup_steps"] = 40;
-      config["data"]["train_src"] = dir_->path("train." + source);
-      config["data"]["train_tgt"] = dir_->path("train." + target);
-      config["data"]["valid_src"] = dir_->path("valid." + source);
-      config["data"]["valid_tgt"] = dir_->path("valid." + target);
-      fs::create_directories(dir_->path("scratch-" + name));
-      test::write_json(dir_->path(name + ".json"), config);
-      const auto r = test::run_command(test::trainer_binary() + " --config " + dir_->path(name + ".json") +
-                                       " --out " + out);
+      config["data"]["train_src"] = path("train." + source);
+      config["data"]["train_tgt"] = path("train." + target);
+      config["data"]["valid_src"] = path("valid." + source);
+      config["data"]["valid_tgt"] = path("valid." + target);
+      test::write_json(path(name + ".json"), config);
+      const auto r = test::run_command(test::trainer_binary() + " --config " + path(name + ".json") + " --out " +
+                                       model_dirs_[m]);
       ASSERT_EQ(r.code, 0) << r.output;
-      model_dirs_.push_back(out);
     }
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-    model_dirs_.clear();
   }
   static json post(httplib::Client& c, const std::string& path, const json& body, int expected = 200,
                    httplib::Headers* headers = nullptr) {
@@ -87,7 +106,7 @@ class ServeModels : public ::testing::Test {
   static inline const std::vector<std::pair<std::string, std::string>> kPairs = {
       {"de", "en"}, {"en", "de"}, {"en", "fr"}, {"fr", "en"}};
   static constexpr int kSteps = 250;  // enough to say something: the pivot test compares words, not empty lines
-  static inline test::TempDir* dir_ = nullptr;
+  static inline std::string root_;
   static inline std::vector<std::string> model_dirs_;
   const std::map<std::string, std::vector<std::string>> sentences_ = {
       {"en", {"A man sees the dog and the woman walks to the house.", "A child plays with the ball."}},
@@ -130,6 +149,43 @@ TEST_F(ServeModels, DirectPairsTranslateAsTheirModelAlone) {
     const json ranked = post(c, "/translator/translate", onmt);
     EXPECT_EQ(ranked.at(0).at(1).at("tgt"), got.at("translatedText").at(1));
   }
+}
+
+// "alignment": true (ours; the page asks for it) links each translated word
+// to the source word it attended to most, in UTF-16 offsets.
+TEST_F(ServeModels, AlignmentLinksTranslatedWordsToSourceWords) {
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  const std::string text = sentences_.at("de")[0] + "\n" + sentences_.at("de")[1];  // two lines
+  const json got = post(c, "/translate", {{"q", text}, {"source", "de"}, {"target", "en"}, {"alignment", true}});
+  const std::string translation = got.at("translatedText");
+  const json plain = post(c, "/translate", {{"q", text}, {"source", "de"}, {"target", "en"}});
+  EXPECT_EQ(plain.at("translatedText"), translation);  // asking for links changes nothing else
+  EXPECT_FALSE(plain.contains("alignment"));
+  const json& links = got.at("alignment");
+  ASSERT_GE(links.size(), 4u) << got.dump();
+  size_t last_target = 0;
+  std::set<std::string> source_words;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) source_words.insert(w);
+  for (const auto& l : links) {  // ASCII texts: UTF-16 offsets are byte offsets
+    const size_t tb = l[0], te = l[1], sb = l[2], se = l[3];
+    ASSERT_LT(tb, te);
+    ASSERT_LE(te, translation.size());
+    EXPECT_GE(tb, last_target);  // in target order, no overlap
+    last_target = te;
+    EXPECT_EQ(translation.substr(tb, te - tb).find(' '), std::string::npos) << translation.substr(tb, te - tb);
+    ASSERT_LT(sb, se);
+    ASSERT_LE(se, text.size());
+    EXPECT_TRUE(source_words.count(text.substr(sb, se - sb))) << text.substr(sb, se - sb);
+  }
+  // Links of the second line point into the second line of both texts.
+  const json& end = links.back();
+  EXPECT_GT(end[0].get<size_t>(), translation.find('\n'));
+  EXPECT_GT(end[2].get<size_t>(), text.find('\n'));
+  // An array of texts: one list each; a pivoted pair has none.
+  const json pivot = post(c, "/translate", {{"q", {text}}, {"source", "de"}, {"target", "fr"}, {"alignment", true}});
+  EXPECT_EQ(pivot.at("alignment"), json::array({json::array()}));
 }
 
 TEST_F(ServeModels, PivotedPairsEqualTheTwoLegsOneAfterTheOther) {
@@ -346,6 +402,49 @@ TEST_F(ServeModels, LibreTranslateClientLibrariesFromNpmTranslateUnchanged) {
   EXPECT_NE(got.at("libretranslate_ts_unknown_pair").at("error").get<std::string>().find("Spanish (es) is not available"),
             std::string::npos)
       << got.dump();
+}
+
+// The page at /, as a person uses it, in a real browser (Debian's chromium
+// driven by puppeteer-core from tests/clients).
+TEST_F(ServeModels, ThePageTranslatesAsTheCommandLineInABrowser) {
+  const std::string clients = test::source_dir() + "/tests/clients";
+  if (!fs::exists(clients + "/node_modules/puppeteer-core") || !fs::exists("/usr/bin/chromium")) {
+    GTEST_SKIP() << "chromium or puppeteer-core missing: apt-get install chromium; npm install --prefix tests/clients";
+  }
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  const auto page = c.Get("/");
+  ASSERT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->get_header_value("Content-Security-Policy").find("script-src 'self'"), std::string::npos);
+  EXPECT_EQ(page->body.find("<script>"), std::string::npos);  // no inline script
+  EXPECT_EQ(c.Get("/page.js")->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  const std::string text = sentences_.at("de")[1];
+  const json case_json = {{"source", "de"}, {"target", "en"}, {"text", text}, {"expected", cli(0, {text}).at(0)},
+                          {"auto_text", sentences_.at("fr")[0]}, {"auto_name", "French"}};
+  const auto r = test::run_command("node " + test::shell_quote(clients + "/page_test.mjs") + " " +
+                                   std::to_string(server.port()) + " " + test::shell_quote(case_json.dump()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json got = json::parse(r.output.substr(r.output.rfind("\n{") + 1));
+  EXPECT_EQ(got.at("foreign"), json::array()) << "the page asked another host";
+  EXPECT_EQ(got.at("page_errors"), json::array());
+  EXPECT_EQ(got.at("sources"), (json{"auto", "de", "en", "fr"}));
+  EXPECT_EQ(got.at("typed"), case_json.at("expected"));
+  // Typing a sentence at 40 ms a key sends one request once typing stops, not one per key.
+  EXPECT_LE(got.at("requests_while_typing").get<int>(), 2) << text.size() << " keys";
+  EXPECT_GT(got.at("aligned_words").get<int>(), 0);
+  EXPECT_EQ(got.at("linked_source").size(), 1u) << got.dump();
+  EXPECT_EQ(got.at("swapped"), (json{{"source", "en"}, {"target", "de"}, {"text", case_json.at("expected")}}));
+  EXPECT_NE(got.at("detected").get<std::string>().find("Detected: French"), std::string::npos) << got.dump();
+  EXPECT_NE(got.at("error_429").get<std::string>().find("The server is busy"), std::string::npos) << got.dump();
+  EXPECT_NE(got.at("error_503").get<std::string>().find("still loading"), std::string::npos) << got.dump();
+  EXPECT_NE(got.at("error_limit").get<std::string>().find("limit of 100000 characters"), std::string::npos);
+
+  // --no-ui: no page.
+  serve::ServerOptions no_ui;
+  no_ui.ui = false;
+  test::MultiModelServer plain(model_dirs_, no_ui);
+  EXPECT_EQ(plain.client().Get("/")->status, 404);
 }
 
 }  // namespace
