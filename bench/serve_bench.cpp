@@ -181,7 +181,7 @@ void run_level(const Args& a, const std::vector<Load>& loads, const std::vector<
                 static_cast<long long>(t.requests), t.requests / a.seconds * 60, static_cast<long long>(t.refused),
                 static_cast<long long>(t.failed));
   }
-  if (rss.size() >= 120) print_rss_by_minute(connections, rss);
+  if (rss.size() >= 120 && a.server_pid > 0) print_rss_by_minute(connections, rss);
   std::fflush(stdout);
 }
 
