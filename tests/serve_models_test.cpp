@@ -1,118 +1,17 @@
-// One server for several models, as LibreTranslate clients use it: four tiny
-// models trained here (de->en, en->de, en->fr, fr->en on a generated corpus
-// whose French is a word-for-word transform of its English), every direct
-// and pivoted pair, /languages, source "auto" and /detect, OpenNMT-py's id,
-// file translation, and the refusals a client can meet.
-#include <fcntl.h>
-#include <gtest/gtest.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <map>
+// One server for several models, as LibreTranslate clients use it (the
+// four tiny models of tests/serve_models_test_util.h): every direct and
+// pivoted pair, /languages, source "auto" and /detect, OpenNMT-py's id, word
+// alignment, file translation, and the refusals a client can meet.
 #include <set>
-#include <sstream>
 
-#include "tests/serve_test_util.h"
+#include "tests/serve_models_test_util.h"
 
 namespace nmt {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// The toy corpus's English, word for word in (ungrammatical but
-// unmistakable) French: enough for CLD2 and for a model to learn.
-std::string toy_french(const std::string& english) {
-  static const std::map<std::string, std::string> words = {
-      {"A", "Un"},         {"the", "le"},       {"and", "et"},       {"man", "homme"},   {"woman", "femme"},
-      {"dog", "chien"},    {"child", "enfant"}, {"bicycle", "vélo"}, {"street", "rue"},  {"ball", "balle"},
-      {"house", "maison"}, {"sees", "voit"},    {"rides", "conduit"}, {"plays", "joue"}, {"with", "avec"},
-      {"walks", "marche"}, {"to", "vers"}};
-  std::istringstream in(english.substr(0, english.size() - 1));  // without the final "."
-  std::string word, out;
-  while (in >> word) out += (out.empty() ? "" : " ") + words.at(word);
-  return out + ".";
-}
-
-class ServeModels : public ::testing::Test {
- protected:
-  // ctest runs each test in a process of its own: the models are trained
-  // once per trainer build, into the build folder, under a lock that makes a
-  // second process wait for the first.
-  static void SetUpTestSuite() {
-    const auto stamp = fs::last_write_time(test::trainer_binary()).time_since_epoch().count();
-    root_ = test::binary_dir() + "/test_models/serve_models-" + std::to_string(stamp);
-    fs::create_directories(root_);
-    const int lock = ::open((root_ + "/lock").c_str(), O_CREAT | O_RDWR, 0644);
-    ASSERT_GE(lock, 0);
-    ::flock(lock, LOCK_EX);
-    model_dirs_.clear();
-    for (const auto& [source, target] : kPairs) model_dirs_.push_back(root_ + "/models/" + source + "-" + target);
-    if (!fs::exists(root_ + "/trained")) {
-      train_models();
-      if (!HasFatalFailure()) test::write_file(root_ + "/trained", "");  // only once all four are whole
-    }
-    ::flock(lock, LOCK_UN);
-    ::close(lock);
-  }
-  static void train_models() {
-    auto path = [](const std::string& name) { return root_ + "/" + name; };
-    std::vector<std::string> en, de, fr;
-    test::make_toy_corpus(180, en, de);
-    for (const auto& e : en) fr.push_back(toy_french(e));
-    const std::map<std::string, std::vector<std::string>*> corpus = {{"en", &en}, {"de", &de}, {"fr", &fr}};
-    for (const auto& [lang, lines] : corpus) {
-      test::write_file(path("train." + lang), test::join_lines({lines->begin(), lines->begin() + 160}));
-      test::write_file(path("valid." + lang), test::join_lines({lines->begin() + 160, lines->end()}));
-    }
-    for (size_t m = 0; m < kPairs.size(); ++m) {
-      const auto& [source, target] = kPairs[m];
-      const std::string name = source + "-" + target;
-      fs::remove_all(model_dirs_[m]);  // a run cut short before
-      fs::create_directories(path("scratch-" + name));
-      json config = test::tiny_training_config(path("scratch-" + name));  // its toy files are not used
-      config["model"]["d_model"] = 32;
-      config["model"]["ffn_hidden"] = 64;
-      config["train"]["max_steps"] = kSteps;
-      config["train"]["batch_tokens"] = 400;
-      config["train"]["lr"] = 1.0;
-      config["train"]["warmup_steps"] = 40;
-      config["data"]["train_src"] = path("train." + source);
-      config["data"]["train_tgt"] = path("train." + target);
-      config["data"]["valid_src"] = path("valid." + source);
-      config["data"]["valid_tgt"] = path("valid." + target);
-      test::write_json(path(name + ".json"), config);
-      const auto r = test::run_command(test::trainer_binary() + " --config " + path(name + ".json") + " --out " +
-                                       model_dirs_[m]);
-      ASSERT_EQ(r.code, 0) << r.output;
-    }
-  }
-  static json post(httplib::Client& c, const std::string& path, const json& body, int expected = 200,
-                   httplib::Headers* headers = nullptr) {
-    const auto r = c.Post(path, body.dump(), "application/json");
-    if (!r) {
-      ADD_FAILURE() << path << ": no answer";
-      return json();
-    }
-    EXPECT_EQ(r->status, expected) << path << " " << body.dump() << ": " << r->body;
-    if (headers) *headers = r->headers;
-    return json::parse(r->body);
-  }
-  static std::vector<std::string> cli(size_t model, const std::vector<std::string>& lines) {
-    return test::cli_translations(model_dirs_.at(model), lines, "--split-sentences");
-  }
-
-  static inline const std::vector<std::pair<std::string, std::string>> kPairs = {
-      {"de", "en"}, {"en", "de"}, {"en", "fr"}, {"fr", "en"}};
-  static constexpr int kSteps = 250;  // enough to say something: the pivot test compares words, not empty lines
-  static inline std::string root_;
-  static inline std::vector<std::string> model_dirs_;
-  const std::map<std::string, std::vector<std::string>> sentences_ = {
-      {"en", {"A man sees the dog and the woman walks to the house.", "A child plays with the ball."}},
-      {"de", {"Ein Mann sieht dem Hund und der Frau geht zu dem Haus.", "Ein Kind spielt mit dem Ball."}},
-      {"fr", {"Un homme voit le chien et le femme marche vers le maison.", "Un enfant joue avec le balle."}}};
-};
+using test::ServeModels;
 
 TEST_F(ServeModels, LanguagesListExactlyWhatCanBeReached) {
   test::MultiModelServer server(model_dirs_, {});
@@ -376,76 +275,6 @@ except u.HTTPError as e:
       << urllib.output;
 }
 
-// Real clients, installed from npm as users install them (tests/clients,
-// `npm install` there; scripts/test.sh does it), each with its defaults.
-TEST_F(ServeModels, LibreTranslateClientLibrariesFromNpmTranslateUnchanged) {
-  const std::string clients = test::source_dir() + "/tests/clients";
-  if (!fs::exists(clients + "/node_modules/libretranslate-ts")) {
-    GTEST_SKIP() << "the npm clients are not installed: npm install --prefix tests/clients";
-  }
-  test::MultiModelServer server(model_dirs_, {});
-  auto c = server.client();
-  const json texts = {{"en", sentences_.at("en")[1]}, {"de", sentences_.at("de")[1]}, {"fr", sentences_.at("fr")[0]}};
-  const auto r = test::run_command("node " + test::shell_quote(clients + "/libretranslate_clients.mjs") + " " +
-                                   std::to_string(server.port()) + " " + test::shell_quote(texts.dump()));
-  ASSERT_EQ(r.code, 0) << r.output;
-  const json got = json::parse(r.output.substr(r.output.find('{')));
-  auto server_says = [&](const std::string& q, const std::string& source, const std::string& target) {
-    return post(c, "/translate", {{"q", q}, {"source", source}, {"target", target}}).at("translatedText");
-  };
-  EXPECT_EQ(got.at("translate"), server_says(texts["en"], "en", "de"));
-  EXPECT_EQ(got.at("libretranslate"), server_says(texts["de"], "de", "en"));  // source "auto" by default
-  EXPECT_EQ(got.at("libretranslate_ts").at("status"), 200) << got.dump();
-  EXPECT_EQ(got.at("libretranslate_ts").at("translatedText"), server_says(texts["fr"], "fr", "de"));  // pivoted
-  EXPECT_EQ(got.at("libretranslate_ts_detect").at("language"), "fr") << got.dump();
-  EXPECT_GT(got.at("libretranslate_ts_detect").at("confidence").get<double>(), 50.0);
-  EXPECT_NE(got.at("libretranslate_ts_unknown_pair").at("error").get<std::string>().find("Spanish (es) is not available"),
-            std::string::npos)
-      << got.dump();
-}
-
-// The page at /, as a person uses it, in a real browser (Debian's chromium
-// driven by puppeteer-core from tests/clients).
-TEST_F(ServeModels, ThePageTranslatesAsTheCommandLineInABrowser) {
-  const std::string clients = test::source_dir() + "/tests/clients";
-  if (!fs::exists(clients + "/node_modules/puppeteer-core") || !fs::exists("/usr/bin/chromium")) {
-    GTEST_SKIP() << "chromium or puppeteer-core missing: apt-get install chromium; npm install --prefix tests/clients";
-  }
-  test::MultiModelServer server(model_dirs_, {});
-  auto c = server.client();
-  const auto page = c.Get("/");
-  ASSERT_EQ(page->status, 200);
-  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
-  EXPECT_NE(page->get_header_value("Content-Security-Policy").find("script-src 'self'"), std::string::npos);
-  EXPECT_EQ(page->body.find("<script>"), std::string::npos);  // no inline script
-  EXPECT_EQ(c.Get("/page.js")->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
-  const std::string text = sentences_.at("de")[1];
-  const json case_json = {{"source", "de"}, {"target", "en"}, {"text", text}, {"expected", cli(0, {text}).at(0)},
-                          {"auto_text", sentences_.at("fr")[0]}, {"auto_name", "French"}};
-  const auto r = test::run_command("node " + test::shell_quote(clients + "/page_test.mjs") + " " +
-                                   std::to_string(server.port()) + " " + test::shell_quote(case_json.dump()));
-  ASSERT_EQ(r.code, 0) << r.output;
-  const json got = json::parse(r.output.substr(r.output.rfind("\n{") + 1));
-  EXPECT_EQ(got.at("foreign"), json::array()) << "the page asked another host";
-  EXPECT_EQ(got.at("page_errors"), json::array());
-  EXPECT_EQ(got.at("sources"), (json{"auto", "de", "en", "fr"}));
-  EXPECT_EQ(got.at("typed"), case_json.at("expected"));
-  // Typing a sentence at 40 ms a key sends one request once typing stops, not one per key.
-  EXPECT_LE(got.at("requests_while_typing").get<int>(), 2) << text.size() << " keys";
-  EXPECT_GT(got.at("aligned_words").get<int>(), 0);
-  EXPECT_EQ(got.at("linked_source").size(), 1u) << got.dump();
-  EXPECT_EQ(got.at("swapped"), (json{{"source", "en"}, {"target", "de"}, {"text", case_json.at("expected")}}));
-  EXPECT_NE(got.at("detected").get<std::string>().find("Detected: French"), std::string::npos) << got.dump();
-  EXPECT_NE(got.at("error_429").get<std::string>().find("The server is busy"), std::string::npos) << got.dump();
-  EXPECT_NE(got.at("error_503").get<std::string>().find("still loading"), std::string::npos) << got.dump();
-  EXPECT_NE(got.at("error_limit").get<std::string>().find("limit of 100000 characters"), std::string::npos);
-
-  // --no-ui: no page.
-  serve::ServerOptions no_ui;
-  no_ui.ui = false;
-  test::MultiModelServer plain(model_dirs_, no_ui);
-  EXPECT_EQ(plain.client().Get("/")->status, 404);
-}
 
 }  // namespace
 }  // namespace nmt

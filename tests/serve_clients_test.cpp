@@ -1,0 +1,86 @@
+// What people and programs use against the server, installed as they
+// install them: LibreTranslate client libraries from npm, and the server's
+// page in Debian's chromium (puppeteer-core from npm), both in tests/clients.
+#include "tests/serve_models_test_util.h"
+
+namespace nmt {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test::ServeModels;
+
+// Real clients, installed from npm as users install them (tests/clients,
+// `npm install` there; scripts/test.sh does it), each with its defaults.
+TEST_F(ServeModels, LibreTranslateClientLibrariesFromNpmTranslateUnchanged) {
+  const std::string clients = test::source_dir() + "/tests/clients";
+  if (!fs::exists(clients + "/node_modules/libretranslate-ts")) {
+    GTEST_SKIP() << "the npm clients are not installed: npm install --prefix tests/clients";
+  }
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  const json texts = {{"en", sentences_.at("en")[1]}, {"de", sentences_.at("de")[1]}, {"fr", sentences_.at("fr")[0]}};
+  const auto r = test::run_command("node " + test::shell_quote(clients + "/libretranslate_clients.mjs") + " " +
+                                   std::to_string(server.port()) + " " + test::shell_quote(texts.dump()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json got = json::parse(r.output.substr(r.output.find('{')));
+  auto server_says = [&](const std::string& q, const std::string& source, const std::string& target) {
+    return post(c, "/translate", {{"q", q}, {"source", source}, {"target", target}}).at("translatedText");
+  };
+  EXPECT_EQ(got.at("translate"), server_says(texts["en"], "en", "de"));
+  EXPECT_EQ(got.at("libretranslate"), server_says(texts["de"], "de", "en"));  // source "auto" by default
+  EXPECT_EQ(got.at("libretranslate_ts").at("status"), 200) << got.dump();
+  EXPECT_EQ(got.at("libretranslate_ts").at("translatedText"), server_says(texts["fr"], "fr", "de"));  // pivoted
+  EXPECT_EQ(got.at("libretranslate_ts_detect").at("language"), "fr") << got.dump();
+  EXPECT_GT(got.at("libretranslate_ts_detect").at("confidence").get<double>(), 50.0);
+  EXPECT_NE(got.at("libretranslate_ts_unknown_pair").at("error").get<std::string>().find("Spanish (es) is not available"),
+            std::string::npos)
+      << got.dump();
+}
+
+// The page at /, as a person uses it, in a real browser (Debian's chromium
+// driven by puppeteer-core from tests/clients).
+TEST_F(ServeModels, ThePageTranslatesAsTheCommandLineInABrowser) {
+  const std::string clients = test::source_dir() + "/tests/clients";
+  if (!fs::exists(clients + "/node_modules/puppeteer-core") || !fs::exists("/usr/bin/chromium")) {
+    GTEST_SKIP() << "chromium or puppeteer-core missing: apt-get install chromium; npm install --prefix tests/clients";
+  }
+  test::MultiModelServer server(model_dirs_, {});
+  auto c = server.client();
+  const auto page = c.Get("/");
+  ASSERT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->get_header_value("Content-Security-Policy").find("script-src 'self'"), std::string::npos);
+  EXPECT_EQ(page->body.find("<script>"), std::string::npos);  // no inline script
+  EXPECT_EQ(c.Get("/page.js")->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  const std::string text = sentences_.at("de")[1];
+  const json case_json = {{"source", "de"}, {"target", "en"}, {"text", text}, {"expected", cli(0, {text}).at(0)},
+                          {"auto_text", sentences_.at("fr")[0]}, {"auto_name", "French"}};
+  const auto r = test::run_command("node " + test::shell_quote(clients + "/page_test.mjs") + " " +
+                                   std::to_string(server.port()) + " " + test::shell_quote(case_json.dump()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json got = json::parse(r.output.substr(r.output.rfind("\n{") + 1));
+  EXPECT_EQ(got.at("foreign"), json::array()) << "the page asked another host";
+  EXPECT_EQ(got.at("page_errors"), json::array());
+  EXPECT_EQ(got.at("sources"), (json{"auto", "de", "en", "fr"}));
+  EXPECT_EQ(got.at("typed"), case_json.at("expected"));
+  // Typing a sentence at 40 ms a key sends one request once typing stops, not one per key.
+  EXPECT_LE(got.at("requests_while_typing").get<int>(), 2) << text.size() << " keys";
+  EXPECT_GT(got.at("aligned_words").get<int>(), 0);
+  EXPECT_EQ(got.at("linked_source").size(), 1u) << got.dump();
+  EXPECT_EQ(got.at("swapped"), (json{{"source", "en"}, {"target", "de"}, {"text", case_json.at("expected")}}));
+  EXPECT_NE(got.at("detected").get<std::string>().find("Detected: French"), std::string::npos) << got.dump();
+  EXPECT_NE(got.at("error_429").get<std::string>().find("The server is busy"), std::string::npos) << got.dump();
+  EXPECT_NE(got.at("error_503").get<std::string>().find("still loading"), std::string::npos) << got.dump();
+  EXPECT_NE(got.at("error_limit").get<std::string>().find("limit of 100000 characters"), std::string::npos);
+
+  // --no-ui: no page.
+  serve::ServerOptions no_ui;
+  no_ui.ui = false;
+  test::MultiModelServer plain(model_dirs_, no_ui);
+  EXPECT_EQ(plain.client().Get("/")->status, 404);
+}
+
+
+}  // namespace
+}  // namespace nmt
