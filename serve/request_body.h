@@ -32,12 +32,13 @@ struct RequestBody {
 // Bodies this much larger than the limit are still read to the end before the 413.
 int64_t drain_limit(int64_t max_body_bytes);
 
-// Reads and parses the body; HttpError 400 (none, malformed JSON, unreadable),
-// 413 (over `max_body_bytes`) or 415 (another content type).
+// Reads and parses the body (a body of another declared type is read as
+// JSON); HttpError 400 (none, malformed JSON, unreadable, two files) or 413
+// (over `max_body_bytes`).
 RequestBody read_request_body(const httplib::Request& req, const httplib::ContentReader& reader,
                               int64_t max_body_bytes);
 
-// JSON only (OpenNMT-py's API): the parsed body.
+// JSON only (OpenNMT-py's API): the parsed body; a multipart body is a 415.
 nlohmann::json read_json_body(const httplib::Request& req, const httplib::ContentReader& reader,
                               int64_t max_body_bytes);
 
