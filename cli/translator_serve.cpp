@@ -130,8 +130,16 @@ int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, c
     if (stop_requested()) break;
     loaded.push_back(load_entry(dir, checkpoint, device, options));
     entries.push_back(loaded.back().entry);
-    std::cerr << "translator: model " << entries.size() - 1 << ": " << entries.back().pair.source << "->"
-              << entries.back().pair.target << " with " << entries.back().description << "\n";
+    const auto& e = entries.back();
+    std::cerr << "translator: model " << 100 + entries.size() - 1 << ": " << e.pair.source << "->" << e.pair.target
+              << " with " << e.description << "\n";
+    for (size_t i = 0; i + 1 < entries.size(); ++i) {
+      if (entries[i].pair.source == e.pair.source && entries[i].pair.target == e.pair.target) {
+        std::cerr << "translator: warning: model " << 100 + entries.size() - 1 << " (" << e.name
+                  << ") translates the same pair as model " << 100 + i << " (" << entries[i].name
+                  << "); LibreTranslate's API uses the first, OpenNMT-py's id reaches both\n";
+      }
+    }
   }
   if (!stop_requested()) {
     server.serve_models(entries);

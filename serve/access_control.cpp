@@ -52,7 +52,7 @@ std::vector<ApiKey> read_api_keys(const std::string& path) {
     std::string limit, extra;
     if (fields >> limit) {
       if (limit.find_first_not_of("0123456789") != std::string::npos || limit.size() > 9) {
-        throw DataError(where + ": the requests per minute must be a whole number (got \"" + limit + "\").");
+        throw DataError(where + ": the requests per minute (the second field) must be a whole number.");
       }
       k.per_minute = std::stoll(limit);
     }
@@ -101,8 +101,12 @@ void AccessControl::count(const std::string& who, int64_t per_minute, int64_t co
   if (per_minute <= 0) return;
   const int64_t minute = current_minute();
   std::lock_guard<std::mutex> lock(mutex_);
-  if (windows_.size() >= kMaxTrackedClients) {
+  if (minute != swept_minute_) {  // past minutes' windows go, once a minute
     for (auto it = windows_.begin(); it != windows_.end();) it = it->second.minute < minute ? windows_.erase(it) : ++it;
+    swept_minute_ = minute;
+  }
+  if (windows_.size() >= kMaxTrackedClients && !windows_.count(who)) {
+    throw HttpError(429, "Slowdown: too many clients this minute");  // the map stays bounded
   }
   Window& w = windows_[who];
   if (w.minute != minute) w = {minute, 0};

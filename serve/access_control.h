@@ -57,6 +57,7 @@ class AccessControl {
   bool required_ = false;
   int64_t client_limit_ = 0;
   std::mutex mutex_;
+  int64_t swept_minute_ = -1;
   std::unordered_map<std::string, Window> windows_;  // "k:N" (key N) or "a:ADDRESS"
 };
 

@@ -73,7 +73,8 @@ class Batcher {
   // The same for lines planned already: hypotheses per plan, per piece.
   std::vector<std::vector<std::vector<decode::Hypothesis>>> translate_plans(const std::vector<decode::LinePlan>& plans);
   // Runs `call` on the worker thread between rounds, blocking the caller:
-  // what else uses the model (HTML's alignment passes) must not run beside a round.
+  // what else uses the model (the alignment passes of HTML and of the page's
+  // word links) must not run beside a round.
   void run_on_worker(const std::function<void()>& call);
 
   decode::Translator& translator() { return translator_; }

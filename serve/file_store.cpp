@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <random>
 
@@ -38,6 +39,13 @@ void check_upload_name(const std::string& name) {
                              "\" holds path or control characters or starts with a dot; send a plain name such as "
                              "text.txt.");
   }
+}
+
+std::string file_extension(const std::string& name) {
+  const size_t dot = name.rfind('.');
+  std::string ext = dot == std::string::npos ? "" : name.substr(dot);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
 }
 
 FileStore::FileStore(FileStoreOptions options) : options_(options) {

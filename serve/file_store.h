@@ -51,4 +51,7 @@ class FileStore {
 // starting with '.', at most 200 bytes. Otherwise an HttpError 400.
 void check_upload_name(const std::string& name);
 
+// The name's extension in lower case with its dot (".html"), or "".
+std::string file_extension(const std::string& name);
+
 }  // namespace nmt::serve

@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -80,6 +81,17 @@ std::string default_error(const httplib::Request& req, int status) {
 
 thread_local std::chrono::steady_clock::time_point t_request_start;
 
+// The served models as /ready and GET /translator/models list them.
+json model_list(const ServedModels& models) {
+  json out = json::array();
+  for (size_t i = 0; i < models.size(); ++i) {
+    const auto& m = models.model(i);
+    out.push_back({{"model_id", kFirstModelId + static_cast<int64_t>(i)}, {"name", m.name},
+                   {"source", m.pair.source}, {"target", m.pair.target}, {"model", m.description}});
+  }
+  return out;
+}
+
 ServerOptions validated(ServerOptions options) {
   options.validate();
   return options;
@@ -126,6 +138,7 @@ int TranslationServer::bind() {
                     "); choose another --port or --host.",
                 kExitOther);
   }
+  bound_port_ = port;
   return port;
 }
 
@@ -207,7 +220,10 @@ void TranslationServer::add_hooks() {
     send_error(res, 500, "Internal error: " + what);
   });
   http_->set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (!options_.cors_origin.empty()) res.set_header("Access-Control-Allow-Origin", options_.cors_origin);
+    if (!options_.cors_origin.empty()) {
+      res.set_header("Access-Control-Allow-Origin", options_.cors_origin);
+      res.set_header("Access-Control-Expose-Headers", "X-Translation-Pivot");
+    }
     const auto start = t_request_start;
     t_request_start = {};
     const double seconds = start == std::chrono::steady_clock::time_point{}
@@ -271,8 +287,11 @@ void TranslationServer::add_libretranslate_routes() {
   http_->Post("/translate_file", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
     guarded(res, [&] {
       const auto body = read_request_body(req, reader, options_.max_body_bytes);
+      // Behind a TLS proxy the link must say https, or the page's link is blocked mixed content.
       const std::string host = req.get_header_value("Host");
-      const std::string base = "http://" + (host.empty() ? options_.host + ":" + std::to_string(options_.port) : host);
+      const std::string scheme = req.get_header_value("X-Forwarded-Proto") == "https" ? "https" : "http";
+      const std::string base =
+          scheme + "://" + (host.empty() ? options_.host + ":" + std::to_string(bound_port_) : host);
       send_json(res, 200, ready_service().translate_file(body, caller(req, &body), base));
     });
   });
@@ -291,13 +310,8 @@ void TranslationServer::add_opennmt_routes() {
               });
   http_->Get("/translator/models", [this](const httplib::Request&, httplib::Response& res) {
     guarded(res, [&] {
-      const ServedModels& models = ready_models();
-      json out = json::array();
-      for (size_t i = 0; i < models.size(); ++i) {
-        const auto& m = models.model(i);
-        out.push_back({{"model_id", kFirstModelId + static_cast<int64_t>(i)}, {"name", m.name}, {"source", m.pair.source}, {"target", m.pair.target},
-                       {"loaded", true}, {"model", m.description}});
-      }
+      json out = model_list(ready_models());
+      for (auto& m : out) m["loaded"] = true;
       send_json(res, 200, out);
     });
   });
@@ -308,12 +322,7 @@ void TranslationServer::handle_ready(httplib::Response& res) {
     send_json(res, 503, {{"status", "loading"}, {"error", "The models are still loading."}});
     return;
   }
-  json models = json::array();
-  for (size_t i = 0; i < models_->size(); ++i) {
-    const auto& m = models_->model(i);
-    models.push_back({{"id", kFirstModelId + static_cast<int64_t>(i)}, {"name", m.name}, {"source", m.pair.source}, {"target", m.pair.target},
-                      {"model", m.description}});
-  }
+  const json models = model_list(*models_);
   const auto& first = models_->model(0);
   // source/target/model: the first model's, as before several models could be served.
   send_json(res, 200,
@@ -326,9 +335,24 @@ void TranslationServer::handle_download(const httplib::Request& req, httplib::Re
   auto bytes = files_.get(name);
   if (!bytes) throw HttpError(404, "No translated file " + name + " (files are kept for a limited time).");
   const std::string download = name.substr(name.find('.') + 1);  // without the random prefix
-  const bool html = download.size() > 4 && (download.rfind(".html") == download.size() - 5 ||
-                                            download.rfind(".htm") == download.size() - 4);
-  res.set_header("Content-Disposition", "attachment; filename=\"" + download + "\"");
+  // An ASCII fallback name (quotes and non-ASCII as '_') and the UTF-8 name percent-encoded (RFC 6266).
+  std::string ascii = download, encoded;
+  for (char& ch : ascii) {
+    if (static_cast<unsigned char>(ch) >= 0x80 || ch == '"' || ch == '\\' || ch == ';') ch = '_';
+  }
+  for (const unsigned char ch : download) {
+    static const char* hex = "0123456789ABCDEF";
+    if (std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-') {
+      encoded += static_cast<char>(ch);
+    } else {
+      encoded += {'%', hex[ch >> 4], hex[ch & 15]};
+    }
+  }
+  res.set_header("Content-Disposition", "attachment; filename=\"" + ascii + "\"; filename*=UTF-8''" + encoded);
+  // A translated page must not run in the server's origin, where the page keeps its API key.
+  res.set_header("Content-Security-Policy", "sandbox");
+  res.set_header("X-Content-Type-Options", "nosniff");
+  const bool html = file_extension(download) == ".html" || file_extension(download) == ".htm";
   res.set_content(std::move(*bytes), html ? "text/html; charset=utf-8" : "text/plain; charset=utf-8");
 }
 

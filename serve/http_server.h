@@ -34,12 +34,13 @@ namespace nmt::serve {
 
 class TranslationServer {
  public:
+  // Reads --api-keys (a DataError naming the file when it is wrong) and
+  // makes the folder for translated files.
   explicit TranslationServer(ServerOptions options);
   ~TranslationServer();  // stop()
   TranslationServer(const TranslationServer&) = delete;
   TranslationServer& operator=(const TranslationServer&) = delete;
 
-  // Reads --api-keys (a DataError naming the file when it is wrong).
   // Binds options.host:options.port (port 0: a free one) and returns the
   // port; an Error naming the address when that fails.
   int bind();
@@ -84,6 +85,7 @@ class TranslationServer {
   std::unique_ptr<LibreTranslateService> service_;
   std::atomic<bool> ready_{false};
   bool stopped_ = false;
+  int bound_port_ = 0;
 };
 
 }  // namespace nmt::serve

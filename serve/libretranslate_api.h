@@ -33,7 +33,8 @@ LibreTranslateRequest parse_libretranslate(const nlohmann::json& body);
 // `detected`: per text, the language found for source "auto" (empty otherwise).
 // With request.alignment, "alignment" holds per text (in q's shape) its word
 // links as [target_begin, target_end, source_begin, source_end] in UTF-16
-// code units; [] where there are none (HTML, a pivoted pair).
+// code units; [] where there are none (HTML, a pivoted pair, a request of
+// more than 8 KiB of text).
 nlohmann::json libretranslate_response(const LibreTranslateRequest& request,
                                        const std::vector<TextTranslation>& translations,
                                        const std::vector<text::DetectedLanguage>& detected = {});

@@ -1,6 +1,8 @@
 #include "serve/libretranslate_service.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <map>
 
 #include "serve/http_error.h"
@@ -17,12 +19,6 @@ std::string string_field(const json& fields, const char* key) {
   return it != fields.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string lower_extension(const std::string& name) {
-  const size_t dot = name.rfind('.');
-  std::string ext = dot == std::string::npos ? "" : name.substr(dot);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext;
-}
 
 }  // namespace
 
@@ -50,6 +46,11 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
       sources[i] = detected.back().language;
     }
   }
+  // Word links cost a pass of the model per sentence on the worker: only for
+  // texts the size of what a person types (the page), not for bulk requests.
+  size_t chars = 0;
+  for (const auto& t : request.texts) chars += t.size();
+  const bool align = request.alignment && chars <= kMaxAlignedBytes;
   // Texts of one source language go together; with "auto" a request may hold several.
   std::map<std::string, std::vector<size_t>> by_source;
   for (size_t i = 0; i < sources.size(); ++i) by_source[sources[i]].push_back(i);
@@ -57,7 +58,7 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
   for (const auto& [source, indices] : by_source) {
     std::vector<std::string> texts;
     for (size_t i : indices) texts.push_back(request.texts[i]);
-    auto done = translate_texts_of(source, request.target, texts, request.html(), pivots, request.alignment);
+    auto done = translate_texts_of(source, request.target, texts, request.html(), pivots, align);
     for (size_t k = 0; k < indices.size(); ++k) translations[indices[k]] = std::move(done[k]);
   }
   return libretranslate_response(request, translations, detected);
@@ -81,15 +82,26 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
 
 std::string LibreTranslateService::translate_text_file(const std::string& source, const std::string& target,
                                                        const std::string& content) {
-  constexpr size_t kLinesAtOnce = 256;
+  constexpr size_t kLinesAtOnce = 64;
+  constexpr int kTries = 300;  // a full queue is waited out for up to a minute
   const auto lines = split_lines(content);
   std::string out;
   std::vector<std::string> pivots;
   bool first_line = true;
   for (size_t first = 0; first < lines.size(); first += kLinesAtOnce) {
-    const std::vector<std::string> chunk(lines.begin() + static_cast<std::ptrdiff_t>(first),
-                                         lines.begin() + static_cast<std::ptrdiff_t>(std::min(lines.size(), first + kLinesAtOnce)));
-    for (const auto& t : translate_texts_of(source, target, chunk, /*html=*/false, pivots)) {
+    const auto end = lines.begin() + static_cast<std::ptrdiff_t>(std::min(lines.size(), first + kLinesAtOnce));
+    const std::vector<std::string> chunk(lines.begin() + static_cast<std::ptrdiff_t>(first), end);
+    std::vector<TextTranslation> done;
+    for (int attempt = 1;; ++attempt) {
+      try {
+        done = translate_texts_of(source, target, chunk, /*html=*/false, pivots);
+        break;
+      } catch (const QueueFull&) {  // a busy server: the chunks done so far are kept
+        if (attempt == kTries) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+    }
+    for (const auto& t : done) {
       if (!first_line) out += '\n';
       out += t.hypotheses.front();
       first_line = false;
@@ -119,7 +131,7 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
   const UploadedFile& file = *body.file;
   if (file.filename.empty()) throw HttpError(400, "Invalid request: empty file");
   check_upload_name(file.filename);
-  const std::string ext = lower_extension(file.filename);
+  const std::string ext = file_extension(file.filename);
   const auto& formats = supported_file_formats();
   if (std::find(formats.begin(), formats.end(), ext) == formats.end()) {
     std::string list;
@@ -130,6 +142,10 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
   std::string source = string_field(body.fields, "source"), target = string_field(body.fields, "target");
   if (source.empty()) throw HttpError(400, "Invalid request: missing source parameter");
   if (target.empty()) throw HttpError(400, "Invalid request: missing target parameter");
+  // As LibreTranslate names the result: example.txt translated to German is example_de.txt.
+  const size_t dot = file.filename.rfind('.');
+  const std::string result_name = file.filename.substr(0, dot) + "_" + target + file.filename.substr(dot);
+  check_upload_name(result_name);  // before the work, not after
   const bool html = ext != ".txt";
   limits_.check({file.content}, /*count_lines=*/false);
   if (source == "auto") source = detect_source(file.content, html).language;
@@ -138,10 +154,7 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
                                             .front()
                                             .hypotheses.front()
                                       : translate_text_file(source, target, file.content);
-  // As LibreTranslate names it: example.txt translated to German is example_de.txt.
-  const size_t dot = file.filename.rfind('.');
-  const std::string name =
-      files_.put(file.filename.substr(0, dot) + "_" + target + file.filename.substr(dot), translated);
+  const std::string name = files_.put(result_name, translated);
   return {{"translatedFileUrl", base_url + "/download_file/" + name}};
 }
 

@@ -24,6 +24,9 @@ struct Caller {
 
 class LibreTranslateService {
  public:
+  // Requests with more text than this get no word links (an empty list each).
+  static constexpr size_t kMaxAlignedBytes = 8192;
+
   // Every argument must outlive the service.
   LibreTranslateService(ServedModels& models, AccessControl& access, FileStore& files, const RequestLimits& limits);
 
@@ -51,7 +54,8 @@ class LibreTranslateService {
   std::vector<TextTranslation> translate_texts_of(const std::string& source, const std::string& target,
                                                   const std::vector<std::string>& texts, bool html,
                                                   std::vector<std::string>& pivots, bool align = false);
-  // A text file's lines, a few hundred at a time: a long file never fills the queue.
+  // A text file's lines, 64 at a time; a chunk that finds the queue full waits
+  // for room (up to a minute) instead of losing the chunks done before it.
   std::string translate_text_file(const std::string& source, const std::string& target, const std::string& content);
 
   ServedModels& models_;

@@ -131,6 +131,7 @@ json read_json_body(const httplib::Request& req, const httplib::ContentReader& r
     throw too_large(max_body_bytes);
   }
   if (req.is_multipart_form_data()) {
+    read_multipart(reader, max_body_bytes);  // read to the end first, so the connection stays in step
     throw HttpError(415, "multipart/form-data is not supported here; send JSON.");
   }
   return parse_json(read_plain(reader, max_body_bytes));

@@ -161,7 +161,9 @@ TEST_F(ServeModels, FilesTranslateAsTheirTextWithTheMarkupKept) {
   const auto file = c.Get(url.substr(url.find("/download_file/")));
   ASSERT_EQ(file->status, 200);
   EXPECT_EQ(file->body, direct.at("translatedText"));
-  EXPECT_EQ(file->get_header_value("Content-Disposition"), "attachment; filename=\"brief_fr.txt\"");
+  EXPECT_EQ(file->get_header_value("Content-Disposition"),
+            "attachment; filename=\"brief_fr.txt\"; filename*=UTF-8''brief_fr.txt");
+  EXPECT_EQ(file->get_header_value("Content-Security-Policy"), "sandbox");  // a page never runs in our origin
   // A file of more lines than a queue takes at once goes through a few hundred at a time.
   std::string long_text;
   std::vector<std::string> long_lines;

@@ -70,6 +70,9 @@ TEST(LanguageDetector, FindsOnlyTheAllowedLanguagesWithConfidence) {
   EXPECT_TRUE(text::detect_languages("ok", allowed).empty());
   EXPECT_TRUE(text::detect_languages("", allowed).empty());
   EXPECT_TRUE(text::detect_languages(std::string("\xff\xfe", 2), allowed).empty());
+  // Control characters, which CLD2 refuses, are read as spaces.
+  EXPECT_EQ(text::detect_languages("The man sees the dog\x01 and\x0b the woman walks to the house.", allowed).at(0).language,
+            "en");
   // A code with a region takes CLD2's language.
   EXPECT_EQ(text::detect_languages("O homem vê o cão e a mulher caminha para a casa grande.", {"pt-BR"}).at(0).language,
             "pt-BR");
@@ -137,7 +140,9 @@ TEST(AccessControl, BadKeysFilesAreOneClearError) {
     return std::string("no error");
   };
   EXPECT_NE(message("a 5\na 6\n").find("line 2: this key is listed twice"), std::string::npos);
-  EXPECT_NE(message("a many\n").find("line 1: the requests per minute must be a whole number"), std::string::npos);
+  EXPECT_NE(message("a many\n").find("line 1: the requests per minute (the second field) must be a whole number."),
+            std::string::npos);
+  EXPECT_EQ(message("secret-key other-key\n").find("other-key"), std::string::npos);  // a key is never printed
   EXPECT_NE(message("a 1 2\n").find("line 1"), std::string::npos);
   EXPECT_NE(message("# nothing\n").find("lists no key"), std::string::npos);
   EXPECT_NE(message("").find("lists no key"), std::string::npos);
