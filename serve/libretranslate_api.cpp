@@ -10,15 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string string_field(const json& body, const char* key, bool required) {
-  const auto it = body.find(key);
-  if (it == body.end() || it->is_null()) {
-    if (required) throw HttpError(400, std::string("Invalid request: missing ") + key + " parameter.");
-    return "";
-  }
-  if (!it->is_string()) throw HttpError(400, std::string("Invalid request: ") + key + " must be a string.");
-  return it->get<std::string>();
-}
 
 void read_q(const json& body, LibreTranslateRequest& r) {
   const auto it = body.find("q");
@@ -66,6 +57,16 @@ json detected_json(const text::DetectedLanguage& d) {
 }
 
 }  // namespace
+
+std::string string_field(const json& body, const char* key, bool required) {
+  const auto it = body.find(key);
+  if (it == body.end() || it->is_null()) {
+    if (required) throw HttpError(400, std::string("Invalid request: missing ") + key + " parameter.");
+    return "";
+  }
+  if (!it->is_string()) throw HttpError(400, std::string("Invalid request: ") + key + " must be a string.");
+  return it->get<std::string>();
+}
 
 LibreTranslateRequest parse_libretranslate(const json& body) {
   if (!body.is_object()) throw HttpError(400, "Invalid request: the body must be a JSON object.");

@@ -25,6 +25,10 @@ struct LibreTranslateRequest {
   bool html() const { return format == "html"; }
 };
 
+// A string field of a request: "" when absent or null (an HttpError 400 when
+// `required`), an HttpError 400 when of another type.
+std::string string_field(const nlohmann::json& body, const char* key, bool required);
+
 // From a JSON body or form fields gathered into an object of strings. A
 // missing or ill-typed field or a format other than "text" and "html" is an
 // HttpError 400 saying so; which pairs exist is the server's to check.

@@ -10,17 +10,8 @@
 #include "util/language_code.h"
 
 namespace nmt::serve {
-namespace {
 
 using nlohmann::json;
-
-std::string string_field(const json& fields, const char* key) {
-  const auto it = fields.find(key);
-  return it != fields.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-
-}  // namespace
 
 LibreTranslateService::LibreTranslateService(ServedModels& models, AccessControl& access, FileStore& files,
                                              const RequestLimits& limits)
@@ -139,9 +130,8 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
     throw HttpError(400, "Invalid request: file format not supported (" + (ext.empty() ? std::string("none") : ext) +
                              "); this server translates " + list + " files.");
   }
-  std::string source = string_field(body.fields, "source"), target = string_field(body.fields, "target");
-  if (source.empty()) throw HttpError(400, "Invalid request: missing source parameter");
-  if (target.empty()) throw HttpError(400, "Invalid request: missing target parameter");
+  std::string source = string_field(body.fields, "source", true);
+  const std::string target = string_field(body.fields, "target", true);
   // As LibreTranslate names the result: example.txt translated to German is example_de.txt.
   const size_t dot = file.filename.rfind('.');
   const std::string result_name = file.filename.substr(0, dot) + "_" + target + file.filename.substr(dot);

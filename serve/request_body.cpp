@@ -41,11 +41,16 @@ HttpError too_large(int64_t max) {
   return HttpError(413, "The request body is larger than this server's limit of " + std::to_string(max) + " bytes.");
 }
 
-void check_has_body(const httplib::Request& req) {
+// A body there is, and not so large that it is not worth reading (the
+// connection is closed instead).
+void check_body(const httplib::Request& req, int64_t max_body_bytes) {
   // Without a body (or a length) httplib would wait for the connection to close to find the body's end.
   const bool chunked = req.get_header_value("Transfer-Encoding") == "chunked";
   if (!chunked && req.get_header_value<uint64_t>("Content-Length") == 0) {
     throw HttpError(400, "The request has no body; send the texts to translate as JSON.");
+  }
+  if (req.get_header_value<uint64_t>("Content-Length") > static_cast<uint64_t>(drain_limit(max_body_bytes))) {
+    throw too_large(max_body_bytes);
   }
 }
 
@@ -109,10 +114,7 @@ int64_t drain_limit(int64_t max_body_bytes) { return std::max<int64_t>(max_body_
 
 RequestBody read_request_body(const httplib::Request& req, const httplib::ContentReader& reader,
                               int64_t max_body_bytes) {
-  check_has_body(req);
-  if (req.get_header_value<uint64_t>("Content-Length") > static_cast<uint64_t>(drain_limit(max_body_bytes))) {
-    throw too_large(max_body_bytes);  // not worth reading: the connection is closed instead
-  }
+  check_body(req, max_body_bytes);
   if (req.is_multipart_form_data()) return read_multipart(reader, max_body_bytes);
   const std::string body = read_plain(reader, max_body_bytes);
   const std::string type = req.get_header_value("Content-Type");
@@ -126,10 +128,7 @@ RequestBody read_request_body(const httplib::Request& req, const httplib::Conten
 }
 
 json read_json_body(const httplib::Request& req, const httplib::ContentReader& reader, int64_t max_body_bytes) {
-  check_has_body(req);
-  if (req.get_header_value<uint64_t>("Content-Length") > static_cast<uint64_t>(drain_limit(max_body_bytes))) {
-    throw too_large(max_body_bytes);
-  }
+  check_body(req, max_body_bytes);
   if (req.is_multipart_form_data()) {
     read_multipart(reader, max_body_bytes);  // read to the end first, so the connection stays in step
     throw HttpError(415, "multipart/form-data is not supported here; send JSON.");

@@ -7,6 +7,7 @@
 
 #include "data/language_pair.h"
 #include "serve/http_error.h"
+#include "tests/http_error_test_util.h"
 #include "serve/libretranslate_api.h"
 #include "serve/opennmt_api.h"
 #include "serve/text_translation.h"
@@ -19,16 +20,6 @@ using nlohmann::json;
 
 const data::LanguagePair kPair{"de", "en"};
 
-// The status of the HttpError `body` throws; 0 when it throws none.
-template <typename Body>
-int refusal(Body&& body) {
-  try {
-    body();
-  } catch (const HttpError& e) {
-    return e.status();
-  }
-  return 0;
-}
 
 TEST(LanguagePair, CodesComeFromTheConfigElseFromTheTrainingFileNames) {
   EXPECT_TRUE(is_language_code("de"));
@@ -93,10 +84,10 @@ TEST(LibreTranslateApi, BadRequestsAreRefusedWith400) {
   for (const json& body :
        {json::array(), json("text"), without("q"), without("source"), without("target"), with("q", 5),
         with("q", json{"a", 5}), with("source", 7), with("format", "xml"), with("alternatives", -1), with("alternatives", "many")}) {
-    EXPECT_EQ(refusal([&] { parse_libretranslate(body); }), 400) << body.dump();
+    EXPECT_EQ(test::refusal_status([&] { parse_libretranslate(body); }), 400) << body.dump();
   }
-  EXPECT_EQ(refusal([&] { parse_libretranslate(with("format", "text")); }), 0);
-  EXPECT_EQ(refusal([&] { parse_libretranslate(with("format", "html")); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { parse_libretranslate(with("format", "text")); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { parse_libretranslate(with("format", "html")); }), 0);
 }
 
 TEST(LibreTranslateApi, LanguagesListBothCodesWithNames) {
@@ -152,7 +143,7 @@ TEST(OpenNmtApi, NBestListsOfInputsInOrder) {
   for (const char* bad :
        {R"({"src": "x"})", R"([{"text": "x"}])", R"([{"src": 3}])", R"(["x"])", R"([{"src": "x", "id": "one"}])",
         R"([{"src": "x", "id": 0}, {"src": "y", "id": 1}])"}) {
-    EXPECT_EQ(refusal([&] { parse_opennmt(json::parse(bad)); }), 400) << bad;
+    EXPECT_EQ(test::refusal_status([&] { parse_opennmt(json::parse(bad)); }), 400) << bad;
   }
 }
 
@@ -160,12 +151,12 @@ TEST(RequestLimits, CharactersLinesAndUtf8) {
   RequestLimits limits;
   limits.max_chars = 4;
   limits.max_sentences = 2;
-  EXPECT_EQ(refusal([&] { limits.check({"äöüß"}); }), 0);  // 4 characters in 8 bytes
-  EXPECT_EQ(refusal([&] { limits.check({"äöüßa"}); }), 400);
-  EXPECT_EQ(refusal([&] { limits.check({"a\nb"}); }), 0);
-  EXPECT_EQ(refusal([&] { limits.check({"a\nb", "c"}); }), 400);
-  EXPECT_EQ(refusal([&] { limits.check({"a\nb", "c"}, /*count_lines=*/false); }), 0);  // HTML: lines are markup's
-  EXPECT_EQ(refusal([&] { limits.check({std::string("\xff", 1)}); }), 400);
+  EXPECT_EQ(test::refusal_status([&] { limits.check({"äöüß"}); }), 0);  // 4 characters in 8 bytes
+  EXPECT_EQ(test::refusal_status([&] { limits.check({"äöüßa"}); }), 400);
+  EXPECT_EQ(test::refusal_status([&] { limits.check({"a\nb"}); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { limits.check({"a\nb", "c"}); }), 400);
+  EXPECT_EQ(test::refusal_status([&] { limits.check({"a\nb", "c"}, /*count_lines=*/false); }), 0);  // HTML: lines are markup's
+  EXPECT_EQ(test::refusal_status([&] { limits.check({std::string("\xff", 1)}); }), 400);
 }
 
 TEST(TextTranslation, LinesSplitAtNewlinesWithoutCarriageReturns) {

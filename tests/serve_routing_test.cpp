@@ -11,6 +11,7 @@
 #include "serve/access_control.h"
 #include "serve/file_store.h"
 #include "serve/http_error.h"
+#include "tests/http_error_test_util.h"
 #include "serve/route_table.h"
 #include "tests/data_test_util.h"
 #include "text/language_detector.h"
@@ -21,15 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <typename Body>
-int refused_with(Body&& body) {
-  try {
-    body();
-  } catch (const HttpError& e) {
-    return e.status();
-  }
-  return 0;
-}
 
 TEST(RouteTable, DirectPairsFirstThenTwoModelsThroughEnglishFirst) {
   // 0 de->en, 1 en->de, 2 en->fr, 3 fr->en, 4 fr->es, 5 es->de
@@ -94,16 +86,16 @@ TEST(AccessControl, KeysFileLimitsAndRefusals) {
   AccessControl access(o);
   EXPECT_TRUE(access.keys_enabled());
   EXPECT_FALSE(access.key_required());
-  EXPECT_EQ(refused_with([&] { access.admit("slow", "10.0.0.1"); }), 0);
-  EXPECT_EQ(refused_with([&] { access.admit("slow", "10.0.0.2"); }), 0);
-  EXPECT_EQ(refused_with([&] { access.admit("slow", "10.0.0.3"); }), 429);  // the key's limit, from any address
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(refused_with([&] { access.admit("fast", "10.0.0.1"); }), 0);
-  EXPECT_EQ(refused_with([&] { access.admit("wrong", "10.0.0.1"); }), 403);
+  EXPECT_EQ(test::refusal_status([&] { access.admit("slow", "10.0.0.1"); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { access.admit("slow", "10.0.0.2"); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { access.admit("slow", "10.0.0.3"); }), 429);  // the key's limit, from any address
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(test::refusal_status([&] { access.admit("fast", "10.0.0.1"); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { access.admit("wrong", "10.0.0.1"); }), 403);
   // Without a key ("" as many clients send): --req-limit per address; a batch counts its texts.
-  EXPECT_EQ(refused_with([&] { access.admit("", "10.0.0.9", 2); }), 0);
-  EXPECT_EQ(refused_with([&] { access.admit("", "10.0.0.9", 2); }), 429);
-  EXPECT_EQ(refused_with([&] { access.admit("", "10.0.0.9"); }), 0);
-  EXPECT_EQ(refused_with([&] { access.admit("", "10.0.0.8", 3); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { access.admit("", "10.0.0.9", 2); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { access.admit("", "10.0.0.9", 2); }), 429);
+  EXPECT_EQ(test::refusal_status([&] { access.admit("", "10.0.0.9"); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { access.admit("", "10.0.0.8", 3); }), 0);
   try {
     access.admit("", "10.0.0.9");
     FAIL() << "no 429";
@@ -113,19 +105,19 @@ TEST(AccessControl, KeysFileLimitsAndRefusals) {
 
   o.require_api_key = true;
   AccessControl required(o);
-  EXPECT_EQ(refused_with([&] { required.admit("", "10.0.0.1"); }), 400);
-  EXPECT_EQ(refused_with([&] { required.admit("plain", "10.0.0.1"); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { required.admit("", "10.0.0.1"); }), 400);
+  EXPECT_EQ(test::refusal_status([&] { required.admit("plain", "10.0.0.1"); }), 0);
 
   AccessOptions one;
   one.api_key = "s3cret";
   AccessControl single(one);
-  EXPECT_EQ(refused_with([&] { single.admit("", "a"); }), 400);
-  EXPECT_EQ(refused_with([&] { single.admit("s3cre", "a"); }), 403);
-  EXPECT_EQ(refused_with([&] { single.admit("s3cret", "a"); }), 0);
+  EXPECT_EQ(test::refusal_status([&] { single.admit("", "a"); }), 400);
+  EXPECT_EQ(test::refusal_status([&] { single.admit("s3cre", "a"); }), 403);
+  EXPECT_EQ(test::refusal_status([&] { single.admit("s3cret", "a"); }), 0);
 
   AccessOptions none;
   AccessControl open_server(none);
-  EXPECT_EQ(refused_with([&] { open_server.admit("anything", "a"); }), 0);  // no keys: a key is ignored
+  EXPECT_EQ(test::refusal_status([&] { open_server.admit("anything", "a"); }), 0);  // no keys: a key is ignored
 }
 
 TEST(AccessControl, BadKeysFilesAreOneClearError) {
@@ -164,7 +156,7 @@ TEST(FileStore, KeepsFilesInItsFolderForALimitedTimeAndCount) {
     EXPECT_FALSE(store.get("../" + fs::path(folder).filename().string() + "/" + b));
     EXPECT_FALSE(store.get("nothing.txt"));
     for (const char* bad : {"../x.txt", "a/b.txt", "a\\b.txt", ".hidden", "", "tab\t.txt"}) {
-      EXPECT_EQ(refused_with([&] { store.put(bad, "x"); }), 400) << bad;
+      EXPECT_EQ(test::refusal_status([&] { store.put(bad, "x"); }), 400) << bad;
     }
     size_t files = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(folder)) ++files;
