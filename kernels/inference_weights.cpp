@@ -20,7 +20,10 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
                                        const std::vector<torch::Tensor>& biases, bool relu) {
   TORCH_CHECK(!weights.empty() && weights.size() == biases.size(), "a linear needs one bias (or none) per weight");
   const auto activated = [relu](const torch::Tensor& y) { return relu ? torch::relu(y) : y; };
-  if (torch::GradMode::is_enabled()) return activated(torch::linear(x, stacked(weights), stacked(biases)));
+  if (torch::GradMode::is_enabled()) {
+    release();  // training changes the weights every step: what inference kept is stale
+    return activated(torch::linear(x, stacked(weights), stacked(biases)));
+  }
   const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
   // The products run on the calling thread alone (as parallel batches' workers run them).
   const bool one_thread = at::get_num_threads() == 1 && blas_threads() <= 1;
@@ -52,6 +55,15 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
   auto out_sizes = x.sizes().vec();
   out_sizes.back() = weight.size(0);
   return activated(torch::linear(x.reshape({-1, x.size(-1)}), weight, bias).view(out_sizes));
+}
+
+void InferenceWeights::release() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!weight_.defined() && !bias_.defined() && !packed_) return;
+  weight_ = torch::Tensor();
+  bias_ = torch::Tensor();
+  packed_.reset();
+  sources_.clear();
 }
 
 void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,

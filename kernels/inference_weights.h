@@ -21,7 +21,9 @@ class InferenceWeights {
  public:
   // x [..., in] -> [..., sum of out_i] for weights [out_i, in] and biases
   // [out_i] (undefined: none). With autograd on: a plain linear of the
-  // parameters (stacked when several), nothing kept. Without: the weights in
+  // parameters (stacked when several), and whatever an inference call kept
+  // is dropped (a validation's packed weights, stale after the next step,
+  // would stay in memory through the training that follows). Without: the weights in
   // autocast's dtype (bf16 on the CPU: packed for oneDNN; fp32 on the CPU:
   // packed too for callers on one thread), rebuilt only when a parameter's
   // data or version changes.
@@ -31,6 +33,7 @@ class InferenceWeights {
                        const std::vector<torch::Tensor>& biases, bool relu = false);
 
  private:
+  void release();
   void refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
                c10::ScalarType dtype, const c10::Device& device);
 

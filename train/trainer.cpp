@@ -10,6 +10,7 @@
 
 #include "util/allocator.h"
 #include "util/error.h"
+#include "util/large_block_cache.h"
 #include "util/proc_status.h"
 #include "util/random.h"
 #include "util/stop_signal.h"
@@ -19,6 +20,8 @@ namespace nmt::train {
 TrainResult Trainer::run() {
   install_stop_signal_handlers();
   choose_device();
+  // Large tensors from a cache of their own, so that memory stays flat (util/large_block_cache.h).
+  install_large_block_cache();
   join_job();
   bool stopped_by_another_rank = false;  // a signal that reached another rank of the job
   std::string last_checkpoint;
@@ -37,7 +40,6 @@ TrainResult Trainer::run() {
         break;
       }
       auto started = std::chrono::steady_clock::now();
-      free_pages_.step_begins();
       StepStats stats = train_step();
       interval_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (stats.done) break;
@@ -154,7 +156,6 @@ Trainer::StepStats Trainer::train_step() {
 }
 
 void Trainer::after_step(const StepStats& stats) {
-  free_pages_.step_ended();
   check_time_budget();
   if (stats.skipped) {
     count_skipped_step();
@@ -208,12 +209,20 @@ void Trainer::report_progress(const StepStats& stats) {
                          // The process's memory now and at its peak (VmRSS, VmHWM), to see it stay flat.
                          {"rss_mib", proc_status_mib("VmRSS")},
                          {"peak_rss_mib", proc_status_mib("VmHWM")}};
-  // What of it the program's live allocations take (the rest: code, the allocator's free pages).
-  if (const double allocated = allocated_mib(); allocated >= 0) {
-    line["allocated_mib"] = allocated;
-    // The most one step has needed so far, and how often the free pages above it went back (util/free_page_bound.h).
-    line["step_peak_mib"] = free_pages_.highest_peak_mib();
-    line["free_page_purges"] = free_pages_.purges();
+  // Where it goes: the allocator's live blocks and the pages it holds (jemalloc's
+  // counts, small tensors and everything else), and the large tensors' cache
+  // (util/large_block_cache.h); the rest is code and libraries.
+  if (const AllocatorStats heap = allocator_stats(); heap.resident > 0) {
+    line["allocated_mib"] = static_cast<double>(heap.allocated) / (1 << 20);
+    line["allocator_resident_mib"] = static_cast<double>(heap.resident) / (1 << 20);
+  }
+  if (large_block_cache_installed()) {
+    const LargeBlockCacheStats blocks = large_block_cache_stats();
+    line["large_blocks_mib"] = static_cast<double>(blocks.held) / (1 << 20);
+    line["large_blocks_live_peak_mib"] = static_cast<double>(blocks.high_water) / (1 << 20);
+    line["large_blocks_mapped"] = blocks.mapped;
+    line["large_blocks_resized"] = blocks.resized;
+    line["large_blocks_reused"] = blocks.reused;
   }
   metrics_->write(line);
   interval_ = IntervalStats{};

@@ -31,7 +31,6 @@
 #include "train/train_step.h"
 #include "train/validation.h"
 #include "util/config.h"
-#include "util/free_page_bound.h"
 #include "vocab/vocabularies.h"
 
 namespace spdlog {
@@ -128,6 +127,7 @@ class Trainer {
 
   // trainer_finish.cpp: after the last step, or on a clean stop.
   void finish_run();
+  void release_training_memory();
   std::optional<storage::Checkpoint> write_average();
   // Validates `checkpoint` (named `file` in checkpoints/) with the final beam.
   nlohmann::json score_checkpoint(const std::string& file, const storage::Checkpoint& checkpoint);
@@ -137,7 +137,6 @@ class Trainer {
   TrainerOptions options_;
   storage::ModelDirPaths paths_;
   RunSchedule schedule_;  // when to log, validate, checkpoint and stop
-  FreePageBound free_pages_;  // the allocator's free pages kept between steps
   std::shared_ptr<spdlog::logger> log_;
   torch::Device device_{torch::kCPU};
   StepSettings step_settings_;  // device, precision, pad id, smoothing: fixed for the run

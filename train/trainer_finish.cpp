@@ -11,7 +11,9 @@
 #include "storage/checkpoint_average.h"
 #include "train/trainer.h"
 #include "train/validation.h"
+#include "util/allocator.h"
 #include "util/atomic_file.h"
+#include "util/large_block_cache.h"
 
 namespace nmt::train {
 namespace fs = std::filesystem;
@@ -19,6 +21,7 @@ namespace fs = std::filesystem;
 void Trainer::finish_run() {
   const double training_seconds = state_.elapsed_seconds();
   const auto started = std::chrono::steady_clock::now();
+  release_training_memory();
   const std::optional<storage::Checkpoint> average =
       config_.checkpoint.average_last > 0 ? write_average() : std::nullopt;
   if (!validator_->empty()) {
@@ -43,6 +46,17 @@ void Trainer::finish_run() {
   }
   report_time_share(training_seconds,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
+// Training is over (its last checkpoint written): the gradients, Adam's
+// moments and the training step's free blocks go back to the system before
+// the averaging and the final decoding, which then run well below the
+// training's memory instead of on top of it.
+void Trainer::release_training_memory() {
+  for (auto& parameter : model_->parameters()) parameter.mutable_grad() = torch::Tensor();
+  optimizer_->state().clear();
+  release_large_free_blocks();
+  release_free_memory();
 }
 
 // checkpoints/average.pt from the newest average_last step checkpoints (or
