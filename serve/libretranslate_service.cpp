@@ -63,7 +63,7 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
   const auto sources = models_.routes().sources();
   if (source == target && std::find(sources.begin(), sources.end(), source) != sources.end()) {
     std::vector<TextTranslation> same;
-    for (const auto& t : texts) same.push_back({{t}, {0.0}});
+    for (const auto& t : texts) same.push_back({{t}, {0.0}, {}});
     return same;
   }
   const Route route = route_for(source, target);

@@ -5,6 +5,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -18,7 +21,7 @@ using nlohmann::json;
 constexpr char kMagic[] = "NMTCKPT\n";
 constexpr size_t kMagicSize = 8;
 
-uint32_t crc_of(const std::string& bytes) {
+uint32_t crc_of(std::string_view bytes) {
   return static_cast<uint32_t>(::crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()),
                                        static_cast<uInt>(bytes.size())));
 }
@@ -49,9 +52,13 @@ std::vector<torch::Tensor> tensors_from_bytes(const std::string& bytes, const st
 
 }  // namespace
 
+// The sections go to the file one after the other, never joined in memory:
+// joining them held the checkpoint's bytes twice more (its size again, and
+// the string's growth) on top of the training's memory.
 void save_checkpoint(const std::string& path, const Checkpoint& c) {
-  const std::vector<std::pair<std::string, std::string>> sections = {
-      {"weights", state_dict_to_bytes(c.weights)}, {"optimizer", c.optimizer}, {"rng", tensors_to_bytes(c.rng)}};
+  const std::string weights = state_dict_to_bytes(c.weights), rng = tensors_to_bytes(c.rng);
+  const std::vector<std::pair<std::string, std::string_view>> sections = {
+      {"weights", weights}, {"optimizer", c.optimizer}, {"rng", rng}};
   json header;
   header["format_version"] = kCheckpointFormatVersion;
   header["config"] = c.config;
@@ -61,12 +68,13 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
   }
   header["header_crc32"] = crc_of(header.dump());
   const std::string head = header.dump();
-  std::string out(kMagic, kMagicSize);
+  std::string prefix(kMagic, kMagicSize);
   uint64_t n = head.size();
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
-  out += head;
-  for (const auto& section : sections) out += section.second;
-  write_file_atomically(path, out);
+  for (int i = 0; i < 8; ++i) prefix.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  prefix += head;
+  std::vector<std::string_view> parts = {prefix};
+  for (const auto& section : sections) parts.push_back(section.second);
+  write_file_atomically(path, parts);
 }
 
 namespace {

@@ -1,8 +1,8 @@
 // Resident memory while training (not timed): the training step over batches
-// of ever-changing shapes stops growing after a warm-up that has seen the
-// largest batch (and a leak of 256 KiB a step is seen), and the allocator
-// hands a one-off peak back when asked, or when its free pages pass the
-// highest step peak by a margin.
+// of ever-changing shapes, with its large tensors in the trainer's cache
+// (util/large_block_cache.h), stops growing after a warm-up that has seen the
+// largest batch (and a leak of 256 KiB a step is seen); the allocator hands a
+// one-off peak back when asked, and a side arena at its end.
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -17,7 +17,7 @@
 #include "tests/test_support.h"
 #include "train/train_step.h"
 #include "util/allocator.h"
-#include "util/free_page_bound.h"
+#include "util/large_block_cache.h"
 #include "util/proc_status.h"
 
 namespace nmt {
@@ -58,6 +58,7 @@ data::Batch random_batch(std::mt19937& rng, int64_t rows, int64_t len) {
 class TrainingMemory : public ::testing::Test {
  protected:
   TrainingMemory() : model_(nullptr), optimizer_(nullptr) {
+    configure_training_memory();  // as the trainer does
     auto config = test::tiny_model_config(kMaxLen + 1, kVocab);
     config.d_model = 64;
     config.ffn_hidden = 256;
@@ -82,9 +83,9 @@ class TrainingMemory : public ::testing::Test {
 
   // Warm-up: the largest batch, then batches of every size. Then `steps`
   // more, nearly every one a (rows, length) pair not seen before, with a
-  // one-off peak now and then as a validation or a checkpoint makes, in a
-  // side arena as the trainer's. With `leak`, each of those steps also keeps a
-  // 256 KiB tensor alive there.
+  // one-off peak now and then as a checkpoint's bytes make, in a side arena
+  // as the trainer's. With `leak`, each of those steps also keeps a 256 KiB
+  // tensor alive there.
   Growth train_over_changing_shapes(int steps, std::vector<torch::Tensor>* leak = nullptr) {
     std::mt19937 rng(11);
     std::uniform_int_distribution<int64_t> rows(1, kMaxRows), len(1, kMaxLen);
@@ -98,12 +99,16 @@ class TrainingMemory : public ::testing::Test {
       if (leak) leak->push_back(torch::ones({64 << 10}, torch::kFloat));
       if (i % 120 == 60) {
         SideArena side_arena;
-        auto scratch = torch::ones({32 << 20}, torch::kFloat);  // 128 MiB, touched
+        std::string checkpoint_bytes(128 << 20, 'x');  // 128 MiB, touched, as a checkpoint's serialised bytes
       }
       g.highest = std::max(g.highest, proc_status_mib("VmRSS"));
     }
-    std::printf("resident memory %.1f MiB after warm-up, at most %.1f MiB in %d steps after it (%s)\n", g.warm,
-                g.highest, steps, allocator_name().c_str());
+    const LargeBlockCacheStats blocks = large_block_cache_stats();
+    std::printf("resident memory %.1f MiB after warm-up, at most %.1f MiB in %d steps after it (%s; allocator holds "
+                "%.1f MiB, large blocks %.1f MiB, at most %.1f MiB live)\n",
+                g.warm, g.highest, steps, allocator_name().c_str(),
+                static_cast<double>(allocator_stats().resident) / (1 << 20), static_cast<double>(blocks.held) / (1 << 20),
+                static_cast<double>(blocks.high_water) / (1 << 20));
     return g;
   }
 
@@ -156,37 +161,6 @@ TEST(Allocator, ASideArenaGivesItsPagesBackAtItsEnd) {
     EXPECT_GT(proc_status_mib("VmRSS"), before + 200) << allocator_name();
   }
   EXPECT_LT(proc_status_mib("VmRSS"), before + 50) << allocator_name();
-}
-
-// A step that needs 128 MiB, then a one-off 384 MiB between steps: the pages
-// kept from the one-off pass the bound (the highest step peak x 1.25), so they
-// go back after the next step, and only then; a second one-off right after is
-// left until the steps between purges have passed.
-TEST(FreePageBound, GivesBackTheFreePagesAboveTheHighestStepPeak) {
-  SKIP_UNDER_ASAN();
-  if (allocator_name().rfind("jemalloc", 0) != 0) GTEST_SKIP() << "the bound needs jemalloc's counters";
-  release_free_memory();
-  FreePageBound bound(0.25, 3);
-  const auto step = [&bound] {
-    bound.step_begins();
-    auto activations = torch::ones({32 << 20}, torch::kFloat);  // 128 MiB, every page touched
-    activations.reset();
-    return bound.step_ended();
-  };
-  EXPECT_FALSE(step());
-  EXPECT_GE(bound.highest_peak_mib(), 128);
-  torch::ones({96 << 20}, torch::kFloat);  // 384 MiB, freed at once; its pages stay with the allocator
-  const double held = proc_status_mib("VmRSS");
-  EXPECT_GT(static_cast<double>(allocator_stats().resident), 1.25 * bound.highest_peak_mib() * (1 << 20));
-  EXPECT_TRUE(step());
-  EXPECT_EQ(bound.purges(), 1);
-  EXPECT_LT(proc_status_mib("VmRSS"), held - 250);
-  EXPECT_FALSE(step());  // the step's own 128 MiB again: within the bound
-  EXPECT_EQ(bound.purges(), 1);
-  torch::ones({96 << 20}, torch::kFloat);
-  EXPECT_FALSE(step());  // the third step since the purge
-  EXPECT_TRUE(step());
-  EXPECT_EQ(bound.purges(), 2);
 }
 
 }  // namespace

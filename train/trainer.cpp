@@ -20,8 +20,8 @@ namespace nmt::train {
 TrainResult Trainer::run() {
   install_stop_signal_handlers();
   choose_device();
-  // Large tensors from a cache of their own, so that memory stays flat (util/large_block_cache.h).
-  install_large_block_cache();
+  // Large tensors from a cache of their own, so that memory stays flat (util/allocator.h).
+  configure_training_memory();
   join_job();
   bool stopped_by_another_rank = false;  // a signal that reached another rank of the job
   std::string last_checkpoint;

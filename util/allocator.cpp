@@ -1,11 +1,14 @@
 #include "util/allocator.h"
 
 #include <malloc.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "util/large_block_cache.h"
 #include "util/runtime_symbol.h"
 
 #ifdef NMT_WITH_JEMALLOC
@@ -61,6 +64,25 @@ void configure_allocator() {
   // top kept up to 1 GiB: no page faults for each step's large tensors.
   ::mallopt(M_MMAP_MAX, 0);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+void configure_training_memory() {
+  const auto options = large_block_cache_options_from_env();
+  if (!options) return;
+  install_large_block_cache(*options);
+  if (!mallctl()) return;
+  // Dirty pages go back over about a second; MADV_FREE'd ("muzzy") ones would
+  // still count as resident until the kernel wants them, so none are kept.
+  ssize_t dirty_ms = 1000, muzzy_ms = 0;
+  unsigned arenas = 0;
+  size_t length = sizeof(arenas);
+  mallctl()("arenas.narenas", &arenas, &length, nullptr, 0);
+  std::vector<std::string> scopes = {"arenas"};  // the default of arenas made later
+  for (unsigned i = 0; i < arenas; ++i) scopes.push_back("arena." + std::to_string(i));
+  for (const std::string& scope : scopes) {
+    mallctl()((scope + ".dirty_decay_ms").c_str(), nullptr, nullptr, &dirty_ms, sizeof(dirty_ms));
+    mallctl()((scope + ".muzzy_decay_ms").c_str(), nullptr, nullptr, &muzzy_ms, sizeof(muzzy_ms));
+  }
 }
 
 void release_free_memory() {

@@ -25,6 +25,11 @@
 //   (SideArena), whose pages go back to the system when it ends, and the
 //   training step's arena is left as it was.
 //
+// The trainer's tensors of 256 KiB and more bypass all this: they come from a
+// cache of mapped blocks bounded by the most ever live at once
+// (util/large_block_cache.h), because jemalloc's layout of them still drifted
+// up to 30% above what the steps needed.
+//
 // Builds without jemalloc (the sanitizer builds) fall back to glibc: large
 // blocks kept in the heap, malloc_trim where a phase ends.
 #pragma once
@@ -39,6 +44,15 @@ std::string allocator_name();
 
 // Sets the allocator up for this process; every main calls it first.
 void configure_allocator();
+
+// The trainer's set-up, after configure_allocator: tensors of 256 KiB and
+// more from the large-block cache (as NMT_LARGE_BLOCKS says,
+// util/large_block_cache.h), and jemalloc, left with the small blocks only,
+// gives pages unused for about a second back (no decay was for the large
+// tensors' sake; small blocks of ever-new shapes otherwise spread its layout
+// by a few MiB a minute). Without the cache (NMT_LARGE_BLOCKS=off) nothing
+// changes.
+void configure_training_memory();
 
 // Gives the free memory the allocator holds back to the system: after a
 // one-off peak (a validation, a checkpoint written, a model loaded).

@@ -40,20 +40,26 @@ void fsync_directory_of(const std::string& path) {
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {
+  write_file_atomically(path, std::vector<std::string_view>{bytes});
+}
+
+void write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error("Cannot create " + tmp + ": " + errno_text() + ".", kExitOther);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = write_failure(n < 0 ? errno : ENOSPC);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error("Cannot write " + path + ": " + why + ".", kExitOther);
+  for (const std::string_view bytes : parts) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        std::string why = write_failure(n < 0 ? errno : ENOSPC);
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw Error("Cannot write " + path + ": " + why + ".", kExitOther);
+      }
+      done += static_cast<size_t>(n);
     }
-    done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     std::string why = write_failure(errno);

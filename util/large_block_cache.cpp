@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <map>
 #include <mutex>
 #include <new>
@@ -11,6 +13,8 @@
 #include <vector>
 
 #include <c10/core/CPUAllocator.h>
+
+#include "util/error.h"
 
 namespace nmt {
 namespace {
@@ -202,6 +206,21 @@ size_t large_block_class(size_t n) {
   while (power <= n / 2) power <<= 1;  // the largest power of two <= n
   const size_t step = std::max(power / 8, page_size());
   return (n + step - 1) / step * step;
+}
+
+std::optional<LargeBlockCacheOptions> large_block_cache_options_from_env() {
+  const char* value = std::getenv("NMT_LARGE_BLOCKS");
+  LargeBlockCacheOptions options;
+  if (value == nullptr || *value == '\0') return options;
+  const std::string text = value;
+  if (text == "off") return std::nullopt;
+  char* end = nullptr;
+  const double slack = std::strtod(value, &end);
+  if (end == value || *end != '\0' || !(slack >= 0.0 && slack <= 10.0)) {
+    throw UsageError("NMT_LARGE_BLOCKS is '" + text + "'; it takes 'off' or the cache's slack, a number from 0 to 10.");
+  }
+  options.slack = slack;
+  return options;
 }
 
 void install_large_block_cache(const LargeBlockCacheOptions& options) {

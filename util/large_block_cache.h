@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace nmt {
 
@@ -44,6 +45,11 @@ struct LargeBlockCacheOptions {
   size_t min_bytes = size_t{256} << 10;
   double slack = 0.10;
 };
+
+// The options as the environment sets them: NMT_LARGE_BLOCKS unset or
+// empty, the defaults; "off", none (no cache: jemalloc takes every tensor);
+// a number, the slack. Anything else is a UsageError naming the value.
+std::optional<LargeBlockCacheOptions> large_block_cache_options_from_env();
 
 // Makes the cache the CPU allocator of LibTorch for the rest of the process
 // (a second call only changes nothing). Tensors allocated before it keep
