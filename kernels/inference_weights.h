@@ -23,10 +23,10 @@ class InferenceWeights {
   // [out_i] (undefined: none). With autograd on: a plain linear of the
   // parameters (stacked when several), and whatever an inference call kept
   // is dropped (a validation's packed weights, stale after the next step,
-  // would stay in memory through the training that follows). Without: the weights in
-  // autocast's dtype (bf16 on the CPU: packed for oneDNN; fp32 on the CPU:
-  // packed too for callers on one thread), rebuilt only when a parameter's
-  // data or version changes.
+  // would stay in memory through the training that follows). Without: the
+  // weights in autocast's dtype (bf16 on the CPU: packed for oneDNN; fp32 on
+  // the CPU: packed too for callers on one thread), rebuilt only when a
+  // parameter's data or version changes.
   // Thread-safe.
   // With `relu`: relu of that (inside oneDNN's product where it runs).
   torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,

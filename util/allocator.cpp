@@ -94,6 +94,7 @@ void release_free_memory() {
 }
 
 SideArena::SideArena() {
+  large_block_phase_begins();
   if (!mallctl()) return;
   unsigned side = side_arena();
   if (side == kAllArenas) return;
@@ -102,6 +103,7 @@ SideArena::SideArena() {
 }
 
 SideArena::~SideArena() {
+  large_block_phase_ends();
   if (!mallctl()) {
     ::malloc_trim(0);
     return;
@@ -127,17 +129,6 @@ AllocatorStats allocator_stats() {
   if (mallctl()("stats.allocated", &value, &length, nullptr, 0) == 0) stats.allocated = value;
   if (mallctl()("stats.resident", &value, &length, nullptr, 0) == 0) stats.resident = value;
   return stats;
-}
-
-void reset_thread_peak() {
-  if (mallctl()) mallctl()("thread.peak.reset", nullptr, nullptr, nullptr, 0);
-}
-
-uint64_t thread_peak_bytes() {
-  uint64_t peak = 0;
-  size_t length = sizeof(peak);
-  if (!mallctl() || mallctl()("thread.peak.read", &peak, &length, nullptr, 0) != 0) return 0;
-  return peak;
 }
 
 }  // namespace nmt

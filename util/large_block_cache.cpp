@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
-#include <string>
 #include <map>
 #include <mutex>
 #include <new>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -27,8 +29,8 @@ size_t page_size() {
 // A mapping of one page more than its size class: the data starts a few
 // cache lines into it, at one of 64 offsets in turn, so that tensors of equal
 // sizes do not all start at the same place in a page and contend for the
-// same cache sets (jemalloc randomises large blocks' starts for the same
-// reason; without it the recipe's steps were 8-10% slower).
+// same cache sets (jemalloc offsets large blocks' starts for the same
+// reason).
 struct Block {
   char* base = nullptr;
   size_t bytes = 0;       // its size class
@@ -38,8 +40,8 @@ struct Block {
   size_t mapped_bytes() const { return bytes + page_size(); }
 };
 
-// Classes a request may take a free block from: its own and the next two
-// (at most 1.6x its class).
+// Classes a request may take a free block from: its own and the next four
+// (at most 1.5x its class).
 constexpr int kClassesUp = 4;
 
 constexpr size_t kHugePage = size_t{2} << 20;
@@ -51,6 +53,7 @@ class LargeBlockCache final : public c10::Allocator {
 
   c10::DataPtr allocate(size_t n) const override {
     if (n < options_.min_bytes) return fallback_->allocate(n);
+    if (n > static_cast<size_t>(PTRDIFF_MAX)) throw std::bad_alloc();  // as LibTorch's own refuses it
     void* data = const_cast<LargeBlockCache*>(this)->take(n);
     return {data, data, &LargeBlockCache::free_block, c10::Device(c10::DeviceType::CPU)};
   }
@@ -70,6 +73,22 @@ class LargeBlockCache final : public c10::Allocator {
     }
   }
 
+  const LargeBlockCacheOptions& options() const { return options_; }
+
+  // A one-off phase: its peak counts for the bound only while it lasts.
+  void phase_begins() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (phase_depth_++ == 0) high_water_before_phase_ = stats_.high_water;
+  }
+
+  void phase_ends() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (phase_depth_ == 0 || --phase_depth_ > 0) return;
+    stats_.high_water = std::max(high_water_before_phase_, stats_.live);
+    while (stats_.held > bound_for(stats_.high_water) && unmap_oldest_free()) {
+    }
+  }
+
  private:
   static void free_block(void* data);
 
@@ -81,8 +100,7 @@ class LargeBlockCache final : public c10::Allocator {
       // Room for it within the bound, taking the new peak into account: the
       // free block unused the longest becomes this one (its pages stay
       // resident, no fault for them), and older ones go.
-      const uint64_t peak = std::max<uint64_t>(stats_.high_water, stats_.live + size);
-      const auto bound = static_cast<uint64_t>((1.0 + options_.slack) * static_cast<double>(peak));
+      const uint64_t bound = bound_for(std::max<uint64_t>(stats_.high_water, stats_.live + size));
       if (stats_.held + size > bound) block = resize_oldest_free(size);
       while (stats_.held + (block == nullptr ? size : 0) > bound && unmap_oldest_free()) {
       }
@@ -92,6 +110,10 @@ class LargeBlockCache final : public c10::Allocator {
     stats_.high_water = std::max(stats_.high_water, stats_.live);
     live_blocks_.emplace(block->data(), block);
     return block->data();
+  }
+
+  uint64_t bound_for(uint64_t peak) const {
+    return static_cast<uint64_t>((1.0 + options_.slack) * static_cast<double>(peak));
   }
 
   // The most recently freed block of the request's class or one of the next.
@@ -109,15 +131,28 @@ class LargeBlockCache final : public c10::Allocator {
   }
 
   Block* map(size_t size) {
-    void* base = ::mmap(nullptr, size + page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) throw std::bad_alloc();
-    // Transparent huge pages where the system offers them on request: one
-    // fault per 2 MiB instead of per 4 KiB when a block is first written.
-    if (size >= kHugePage) ::madvise(base, size + page_size(), MADV_HUGEPAGE);
+    const auto map_once = [&] {
+      return ::mmap(nullptr, size + page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    };
+    void* base = map_once();
+    if (base == MAP_FAILED) {  // the address space or the count of mappings: the free blocks go first
+      while (unmap_oldest_free()) {
+      }
+      base = map_once();
+      if (base == MAP_FAILED) throw std::bad_alloc();
+    }
+    advise_huge_pages(base, size);
     stats_.held += size;
     ++stats_.mapped;
     const size_t offset = (next_offset_++ % (page_size() / 64)) * 64;
     return new Block{static_cast<char*>(base), size, offset, 0};
+  }
+
+  // Transparent huge pages where the system gives them on request (its
+  // "madvise" setting): fewer faults and TLB misses for the 2 MiB-aligned
+  // parts of a block.
+  static void advise_huge_pages(void* base, size_t size) {
+    if (size >= kHugePage) ::madvise(base, size + page_size(), MADV_HUGEPAGE);
   }
 
   // The free list holding the block freed the longest ago; null when none is free.
@@ -161,6 +196,7 @@ class LargeBlockCache final : public c10::Allocator {
     }
     block->base = static_cast<char*>(base);
     block->bytes = size;
+    advise_huge_pages(base, size);
     stats_.held += size;
     ++stats_.resized;
     return block;
@@ -186,17 +222,20 @@ class LargeBlockCache final : public c10::Allocator {
   std::map<size_t, std::vector<Block*>> free_;  // by size class, the most recently freed last
   uint64_t clock_ = 0;
   size_t next_offset_ = 0;  // in cache lines
+  int phase_depth_ = 0;
+  uint64_t high_water_before_phase_ = 0;
   LargeBlockCacheStats stats_;
 };
 
 // Never destroyed: tensors freed while the process exits still return here.
-LargeBlockCache* the_cache = nullptr;
+std::atomic<LargeBlockCache*> the_cache{nullptr};
 std::mutex install_mutex;
 
 // A small block reaches here only through raw_deallocate: it goes back to
 // the allocator that made it.
 void LargeBlockCache::free_block(void* data) {
-  if (!the_cache->give_back(data)) the_cache->fallback_->raw_deleter()(data);
+  LargeBlockCache* cache = the_cache.load();
+  if (!cache->give_back(data)) cache->fallback_->raw_deleter()(data);
 }
 
 }  // namespace
@@ -225,17 +264,39 @@ std::optional<LargeBlockCacheOptions> large_block_cache_options_from_env() {
 
 void install_large_block_cache(const LargeBlockCacheOptions& options) {
   std::lock_guard<std::mutex> lock(install_mutex);
-  if (the_cache != nullptr) return;
-  the_cache = new LargeBlockCache(options, c10::GetCPUAllocator());
-  c10::SetCPUAllocator(the_cache, /*priority=*/1);
+  if (the_cache.load() != nullptr) return;
+  c10::Allocator* before = c10::GetCPUAllocator();
+  // Small blocks freed through raw_deallocate go back through the allocator
+  // before's raw deleter: without one, no cache.
+  if (before == nullptr || before->raw_deleter() == nullptr) return;
+  auto* cache = new LargeBlockCache(options, before);
+  the_cache.store(cache);  // before any block can be freed
+  c10::SetCPUAllocator(cache, /*priority=*/1);
+  if (c10::GetCPUAllocator() != cache) the_cache.store(nullptr);  // LibTorch kept one of a higher priority
 }
 
-bool large_block_cache_installed() { return the_cache != nullptr; }
+bool large_block_cache_installed() { return the_cache.load() != nullptr; }
 
-LargeBlockCacheStats large_block_cache_stats() { return the_cache ? the_cache->stats() : LargeBlockCacheStats{}; }
+std::optional<LargeBlockCacheOptions> large_block_cache_options() {
+  LargeBlockCache* cache = the_cache.load();
+  return cache ? std::optional<LargeBlockCacheOptions>(cache->options()) : std::nullopt;
+}
+
+LargeBlockCacheStats large_block_cache_stats() {
+  LargeBlockCache* cache = the_cache.load();
+  return cache ? cache->stats() : LargeBlockCacheStats{};
+}
 
 void release_large_free_blocks() {
-  if (the_cache) the_cache->release_free();
+  if (LargeBlockCache* cache = the_cache.load()) cache->release_free();
+}
+
+void large_block_phase_begins() {
+  if (LargeBlockCache* cache = the_cache.load()) cache->phase_begins();
+}
+
+void large_block_phase_ends() {
+  if (LargeBlockCache* cache = the_cache.load()) cache->phase_ends();
 }
 
 }  // namespace nmt

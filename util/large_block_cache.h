@@ -12,7 +12,7 @@
 // This cache takes the CPU tensors of at least `min_bytes` instead. Each is a
 // mapping of its own, rounded up to a size class (eighths of a power of two,
 // at most 12.5% above the request). A freed block waits in its class for the
-// next request of that class (or of one of the next two classes). A request
+// next request of that class (or of one of the next four classes). A request
 // that finds none, when a new block would take the cache past its bound,
 // `(1 + slack)` times the most that was ever live at once, takes the free
 // block unused the longest and remaps it to its size (mremap moves its pages
@@ -52,19 +52,29 @@ struct LargeBlockCacheOptions {
 std::optional<LargeBlockCacheOptions> large_block_cache_options_from_env();
 
 // Makes the cache the CPU allocator of LibTorch for the rest of the process
-// (a second call only changes nothing). Tensors allocated before it keep
+// (a second call changes nothing). Tensors allocated before it keep
 // their allocator.
 void install_large_block_cache(const LargeBlockCacheOptions& options = {});
 
-// False until installed.
+// False until installed (and where LibTorch kept another allocator).
 bool large_block_cache_installed();
+
+// The options of the installed cache; none before.
+std::optional<LargeBlockCacheOptions> large_block_cache_options();
 
 // The cache's counts (zeros when not installed).
 LargeBlockCacheStats large_block_cache_stats();
 
-// Unmaps every free block: after a one-off phase whose blocks the next steps
-// will not use (a model loaded). The peak it bounds by stays.
+// Unmaps every free block: when the phase whose blocks they were is over
+// (training, before the final averaging). The peak it bounds by stays.
 void release_large_free_blocks();
+
+// Around a one-off phase (a validation, a checkpoint written: SideArena
+// calls them): the most live during it counts for the bound only while it
+// lasts; at its end, free blocks unused the longest are unmapped until the
+// cache is within the bound of before again. Nested phases count as one.
+void large_block_phase_begins();
+void large_block_phase_ends();
 
 // The size class of a request of n bytes (at least min_bytes): n rounded up
 // to an eighth of its power of two and to whole pages. For tests.
