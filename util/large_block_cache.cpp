@@ -166,12 +166,19 @@ class LargeBlockCache final : public c10::Allocator {
     return oldest;
   }
 
-  // Unmaps the free block freed the longest ago; false when none is free.
-  bool unmap_oldest_free() {
+  // The free block freed the longest ago, out of its free list; null when none is free.
+  Block* take_oldest_free() {
     std::vector<Block*>* oldest = oldest_free();
-    if (oldest == nullptr) return false;
+    if (oldest == nullptr) return nullptr;
     Block* block = oldest->front();
     oldest->erase(oldest->begin());
+    return block;
+  }
+
+  // Unmaps the free block freed the longest ago; false when none is free.
+  bool unmap_oldest_free() {
+    Block* block = take_oldest_free();
+    if (block == nullptr) return false;
     ::munmap(block->base, block->mapped_bytes());
     stats_.held -= block->bytes;
     ++stats_.unmapped;
@@ -182,10 +189,8 @@ class LargeBlockCache final : public c10::Allocator {
   // The free block freed the longest ago, remapped to `size` bytes (its
   // pages moved, not copied); null when none is free or the kernel refuses.
   Block* resize_oldest_free(size_t size) {
-    std::vector<Block*>* oldest = oldest_free();
-    if (oldest == nullptr) return nullptr;
-    Block* block = oldest->front();
-    oldest->erase(oldest->begin());
+    Block* block = take_oldest_free();
+    if (block == nullptr) return nullptr;
     void* base = ::mremap(block->base, block->mapped_bytes(), size + page_size(), MREMAP_MAYMOVE);
     stats_.held -= block->bytes;
     if (base == MAP_FAILED) {
