@@ -119,9 +119,9 @@ int phase_multi30k(const Options& o) {
               static_cast<long long>(config.train.batch_tokens));
   std::printf("  vocabulary trained in %.2f s\n", vocab_s);
   std::printf("  encoded + cached in %.2f s (%.0f pairs/s); cache reused in %.3f s (%s)\n", prepare_s,
-              static_cast<double>(data.train->stats().read) / prepare_s, reuse_s,
-              again.train_reused ? "reused" : "NOT reused");
-  std::printf("  filter: %s\n", data.train->stats().summary().c_str());
+              static_cast<double>(data.train->corpus(0).stats().read) / prepare_s, reuse_s,
+              again.train_reused() ? "reused" : "NOT reused");
+  std::printf("  filter: %s\n", data.train->corpus(0).stats().summary().c_str());
   auto it = nmt::data::make_train_iterator(data, config);
   print_epoch(run_epoch(it));
   std::printf("  peak RSS: %.1f MiB\n", peak_rss_mib());
@@ -194,16 +194,17 @@ int phase_scale(const Options& o) {
   const auto data = nmt::data::prepare_training_data(config, vocabs, out);
   const double prepare_s = seconds_since(t0);
   const double rss_prepared = peak_rss_mib();
-  const auto& stats = data.train->stats();
+  const auto& corpus = data.train->corpus(0);
+  const auto& stats = corpus.stats();
   std::printf("scale: %lld generated pairs (%.1f MiB gzip text)\n", static_cast<long long>(stats.read),
               file_mib(config.data.train_src) + file_mib(config.data.train_tgt));
   std::printf("  encoded + cached in %.1f s: %.0f pairs/s; cache %.1f MiB (%lld + %lld ids)\n", prepare_s,
-              static_cast<double>(stats.read) / prepare_s, file_mib(out + "/data_cache/train.ids"),
-              static_cast<long long>(data.train->src_tokens()), static_cast<long long>(data.train->tgt_tokens()));
+              static_cast<double>(stats.read) / prepare_s, file_mib(corpus.path()),
+              static_cast<long long>(corpus.src_tokens()), static_cast<long long>(corpus.tgt_tokens()));
   std::printf("  filter: %s\n", stats.summary().c_str());
   t0 = Clock::now();
   const auto again = nmt::data::prepare_training_data(config, vocabs, out);
-  std::printf("  cache %s in %.3f s\n", again.train_reused ? "reused" : "NOT reused", seconds_since(t0));
+  std::printf("  cache %s in %.3f s\n", again.train_reused() ? "reused" : "NOT reused", seconds_since(t0));
   t0 = Clock::now();
   auto it = nmt::data::make_train_iterator(data, config);
   std::printf("  epoch planned in %.2f s\n", seconds_since(t0));

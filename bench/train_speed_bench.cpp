@@ -83,7 +83,7 @@ std::vector<nmt::data::Batch> make_batches(int64_t batch_tokens, int64_t count) 
     src.push_back(random_ids(src_len[i].item<int64_t>()));
     tgt.push_back(random_ids(tgt_len[i].item<int64_t>()));
   }
-  const auto corpus = nmt::data::EncodedCorpus::from_vectors(src, tgt);
+  const auto corpus = nmt::data::CorpusMix::of(nmt::data::EncodedCorpus::from_vectors(src, tgt));
   const auto plan = nmt::data::plan_sorted_batches(*corpus, batch_tokens);
   std::vector<nmt::data::Batch> batches;
   const int64_t stride = std::max<int64_t>(1, plan.size() / count);

@@ -35,6 +35,10 @@ int trainer_main(int argc, char** argv) {
   app.add_option("--set", options.overrides, "override one config key: KEY=VALUE (dotted key, JSON value)");
   app.add_option("--init-state-dict", options.init_state_dict,
                  "start from weights in the reference's state_dict format (.pt)");
+  app.add_option("--init-from", options.init_from,
+                 "fine-tune a finished run: its weights, vocabulary and model shape on this config's data");
+  app.add_flag("--init-keep-optimizer", options.init_keep_optimizer,
+               "with --init-from: also its optimizer, learning-rate schedule and step (else fresh ones)");
   app.add_option("--average", average_inputs,
                  "average these checkpoints of one model into --output (no training)")
       ->expected(1, -1);

@@ -21,10 +21,11 @@ namespace {
 data::LanguagePair served_pair(const storage::LoadedModel& loaded, const std::string& model_dir) {
   const auto pair = data::language_pair(loaded.config.data);
   if (!pair.known()) {
+    const CorpusConfig first = loaded.config.data.training_corpora().front();
     throw DataError("The model directory " + model_dir + " does not say which languages it translates: set " +
                     "data.src_lang and data.tgt_lang in " + storage::ModelDirPaths(model_dir).config +
-                    " (the training files' names, " + loaded.config.data.train_src + " and " +
-                    loaded.config.data.train_tgt + ", end in no language code such as .de or .en).");
+                    " (the training files' names, " + first.src + " and " + first.tgt +
+                    ", end in no language code such as .de or .en).");
   }
   return pair;
 }

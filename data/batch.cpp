@@ -8,11 +8,11 @@
 
 namespace nmt::data {
 
-Batch make_batch(const EncodedCorpus& corpus, const uint32_t* pairs, size_t count, const SpecialIds& ids) {
+Batch make_batch(const CorpusMix& mix, const PairRef* pairs, size_t count, const SpecialIds& ids) {
   int64_t s_max = 0, t_max = 0;  // full lengths, sos and eos included
   for (size_t r = 0; r < count; ++r) {
-    s_max = std::max(s_max, corpus.src_len(pairs[r]) + 2);
-    t_max = std::max(t_max, corpus.tgt_len(pairs[r]) + 2);
+    s_max = std::max(s_max, mix.src_len(pairs[r]) + 2);
+    t_max = std::max(t_max, mix.tgt_len(pairs[r]) + 2);
   }
   const auto rows = static_cast<int64_t>(count);
   const auto opts = torch::TensorOptions().dtype(torch::kInt64);
@@ -23,17 +23,20 @@ Batch make_batch(const EncodedCorpus& corpus, const uint32_t* pairs, size_t coun
   Batch batch;
   batch.pair_indices.resize(count);
   for (size_t r = 0; r < count; ++r) {
-    const uint32_t i = pairs[r];
-    batch.pair_indices[r] = i;
+    const PairRef p = pairs[r];
+    const MixSource& source = mix.source(p.source);
+    const EncodedCorpus& corpus = *source.corpus;
+    batch.pair_indices[r] = mix.first_index(p.source) + p.pair;
     int64_t* srow = s + static_cast<int64_t>(r) * s_max;
-    const int64_t sl = corpus.src_len(i);
+    const int64_t sl = mix.src_len(p);
     srow[0] = ids.src.bos;
-    corpus.copy_src(i, srow + 1);
+    if (source.tag_id >= 0) srow[1] = source.tag_id;
+    corpus.copy_src(p.pair, srow + 1 + (source.tag_id >= 0 ? 1 : 0));
     srow[sl + 1] = ids.src.eos;
     int64_t* trow = t + static_cast<int64_t>(r) * t_max;
-    const int64_t tl = corpus.tgt_len(i);
+    const int64_t tl = corpus.tgt_len(p.pair);
     trow[0] = ids.tgt.bos;
-    corpus.copy_tgt(i, trow + 1);
+    corpus.copy_tgt(p.pair, trow + 1);
     trow[tl + 1] = ids.tgt.eos;
     batch.src_tokens += source_tokens_of(sl);
     batch.tgt_tokens += target_tokens_of(tl);

@@ -8,9 +8,9 @@
 
 #include <torch/types.h>
 
-namespace nmt::data {
+#include "data/corpus_mix.h"
 
-class EncodedCorpus;
+namespace nmt::data {
 
 struct SideIds {
   int64_t pad = 1, bos = 2, eos = 3;
@@ -26,7 +26,7 @@ struct Batch {
   torch::Tensor gold;    // int64 [B, T]: target[1:]
   int64_t src_tokens = 0;  // non-pad cells of src (sos and eos included)
   int64_t tgt_tokens = 0;  // non-pad cells of gold: what the loss counts
-  std::vector<int64_t> pair_indices;  // rows' pairs in the encoded corpus
+  std::vector<int64_t> pair_indices;  // rows' pairs, numbered over the mix's corpora (CorpusMix::first_index)
 };
 
 // The non-pad cells a pair adds to a batch, as make_batch counts them (and
@@ -35,7 +35,8 @@ struct Batch {
 inline int64_t source_tokens_of(int64_t source_length) { return source_length + 2; }
 inline int64_t target_tokens_of(int64_t target_length) { return target_length + 1; }
 
-// Builds the tensors (on the CPU) for pairs[0, count) of corpus.
-Batch make_batch(const EncodedCorpus& corpus, const uint32_t* pairs, size_t count, const SpecialIds& ids);
+// Builds the tensors (on the CPU) for pairs[0, count) of the mix: sos, the
+// corpus's tag if it has one, the source, eos.
+Batch make_batch(const CorpusMix& mix, const PairRef* pairs, size_t count, const SpecialIds& ids);
 
 }  // namespace nmt::data

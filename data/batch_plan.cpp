@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "data/encoded_corpus.h"
+#include "data/epoch_order.h"
 #include "util/error.h"
 #include "util/random.h"
 
@@ -11,26 +12,24 @@ namespace nmt::data {
 namespace {
 
 struct Item {
-  uint64_t key;   // sort order, see items_in_order
+  uint64_t key;   // sort order, see sort_key
   uint32_t s, t;  // full lengths (sos and eos included)
-  uint32_t pair;
+  PairRef pair;
 };
 
-std::vector<Item> items_in_order(const EncodedCorpus& corpus, const std::vector<uint32_t>& order) {
-  std::vector<Item> items(order.size());
-  for (size_t k = 0; k < order.size(); ++k) {
-    const uint32_t i = order[k];
-    const auto s = static_cast<uint32_t>(corpus.src_len(i) + 2);
-    const auto t = static_cast<uint32_t>(corpus.tgt_len(i) + 2);
-    // By source length, then by target length ascending for even and
-    // descending for odd source lengths: a batch that straddles two source
-    // lengths then meets similar target lengths on both sides of the seam.
-    const uint32_t t_key = (s & 1) ? UINT32_MAX - t : t;
-    items[k] = {static_cast<uint64_t>(s) << 32 | t_key, s, t, i};
-  }
-  // Stable: among equal lengths the incoming order (random or by index) decides.
+// By source length, then by target length ascending for even and descending
+// for odd source lengths: a batch that straddles two source lengths then
+// meets similar target lengths on both sides of the seam.
+Item item_of(const CorpusMix& mix, PairRef p) {
+  const auto s = static_cast<uint32_t>(mix.src_len(p) + 2);
+  const auto t = static_cast<uint32_t>(mix.tgt_len(p) + 2);
+  const uint32_t t_key = (s & 1) ? UINT32_MAX - t : t;
+  return {static_cast<uint64_t>(s) << 32 | t_key, s, t, p};
+}
+
+// Stable: among equal lengths the incoming order (random or by index) decides.
+void sort_items(std::vector<Item>& items) {
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.key < b.key; });
-  return items;
 }
 
 // Greedy cut of sorted items into batches within the budget.
@@ -55,28 +54,8 @@ BatchPlan cut_batches(const std::vector<Item>& items, int64_t batch_tokens) {
   return plan;
 }
 
-std::vector<uint32_t> identity(const EncodedCorpus& corpus) {
-  if (corpus.size() > static_cast<int64_t>(UINT32_MAX)) {
-    throw DataError("The corpus has " + std::to_string(corpus.size()) + " pairs; at most 2^32 - 1 are supported.");
-  }
-  std::vector<uint32_t> order(static_cast<size_t>(corpus.size()));
-  std::iota(order.begin(), order.end(), 0u);
-  return order;
-}
-
-void require_budget(int64_t batch_tokens) {
-  if (batch_tokens <= 0) throw UsageError("train.batch_tokens must be positive (got " + std::to_string(batch_tokens) + ").");
-}
-
-}  // namespace
-
-BatchPlan plan_shuffled_batches(const EncodedCorpus& corpus, int64_t batch_tokens, uint64_t seed, int64_t epoch) {
-  require_budget(batch_tokens);
-  Rng rng(splitmix64(seed) ^ splitmix64(0x5EED0000ull + static_cast<uint64_t>(epoch)));
-  std::vector<uint32_t> order = identity(corpus);
-  shuffle(order.begin(), order.end(), rng);
-  const BatchPlan sorted = cut_batches(items_in_order(corpus, order), batch_tokens);
-
+BatchPlan shuffled(const BatchPlan& sorted, uint64_t shuffle_key) {
+  Rng rng(shuffle_key);
   std::vector<uint32_t> batch_order(static_cast<size_t>(sorted.size()));
   std::iota(batch_order.begin(), batch_order.end(), 0u);
   shuffle(batch_order.begin(), batch_order.end(), rng);
@@ -92,9 +71,32 @@ BatchPlan plan_shuffled_batches(const EncodedCorpus& corpus, int64_t batch_token
   return plan;
 }
 
-BatchPlan plan_sorted_batches(const EncodedCorpus& corpus, int64_t batch_tokens) {
+void require_budget(int64_t batch_tokens) {
+  if (batch_tokens <= 0) throw UsageError("train.batch_tokens must be positive (got " + std::to_string(batch_tokens) + ").");
+}
+
+}  // namespace
+
+BatchPlan plan_window(const CorpusMix& mix, const EpochOrder& order, uint64_t begin, uint64_t end,
+                      int64_t batch_tokens, uint64_t shuffle_key) {
   require_budget(batch_tokens);
-  return cut_batches(items_in_order(corpus, identity(corpus)), batch_tokens);
+  std::vector<Item> items;
+  items.reserve(end - begin);
+  for (uint64_t k = begin; k < end; ++k) items.push_back(item_of(mix, order.at(k)));
+  sort_items(items);
+  return shuffled(cut_batches(items, batch_tokens), shuffle_key);
+}
+
+BatchPlan plan_sorted_batches(const CorpusMix& mix, int64_t batch_tokens) {
+  require_budget(batch_tokens);
+  std::vector<Item> items;
+  items.reserve(static_cast<size_t>(mix.pairs()));
+  for (size_t s = 0; s < mix.size(); ++s) {
+    const auto n = static_cast<uint32_t>(mix.corpus(s).size());
+    for (uint32_t i = 0; i < n; ++i) items.push_back(item_of(mix, {static_cast<uint32_t>(s), i}));
+  }
+  sort_items(items);
+  return cut_batches(items, batch_tokens);
 }
 
 }  // namespace nmt::data

@@ -1,7 +1,9 @@
 // Encodes a parallel corpus once into an id cache (data/encoded_corpus.h) and
 // reuses it while the corpus files, the vocabularies and the filter rules
-// stay the same. Two streaming passes in spirit: the text flows through in
-// bounded chunks, only ids reach the disk, and the cache is then mapped.
+// stay the same. The text streams through in bounded chunks
+// (data/encoding_pipeline.h), only ids reach the disk, and the cache is then
+// mapped. Caches are named by what they depend on, so that one directory
+// (data.cache_dir) serves any number of runs, corpora and vocabularies.
 #pragma once
 
 #include <memory>
@@ -18,7 +20,7 @@ class SentencePieceVocab;
 namespace nmt::data {
 
 struct EncodeOptions {
-  std::string cache_dir;  // the cache is <cache_dir>/<name>.ids
+  std::string cache_dir;
   FilterRules rules;
   int threads = 0;        // encoding threads; 0: all cores
   size_t max_line_bytes = text::kMaxLineBytes;
@@ -26,14 +28,16 @@ struct EncodeOptions {
 
 struct PreparedCorpus {
   std::shared_ptr<const EncodedCorpus> corpus;
-  bool reused = false;  // true when an existing cache was valid
+  bool reused = false;          // true when an existing cache was valid
+  std::string rebuilt_because;  // when not reused: what was wrong with the cache ("there is none yet", ...)
+  double seconds = 0;           // spent encoding (0 when reused)
 };
 
 // Returns the encoded, filtered corpus of src_path/tgt_path. Throws
 // nmt::DataError for unreadable, misaligned or invalid files, and when no
 // pair is left (an empty corpus), naming the files.
-PreparedCorpus prepare_encoded_corpus(const std::string& name, const std::string& src_path,
-                                      const std::string& tgt_path, const vocab::SentencePieceVocab& src_vocab,
+PreparedCorpus prepare_encoded_corpus(const std::string& src_path, const std::string& tgt_path,
+                                      const vocab::SentencePieceVocab& src_vocab,
                                       const vocab::SentencePieceVocab& tgt_vocab, const EncodeOptions& options);
 
 // What the cache depends on: each file's absolute path, size and
@@ -41,5 +45,8 @@ PreparedCorpus prepare_encoded_corpus(const std::string& name, const std::string
 uint64_t corpus_cache_key(const std::string& src_path, const std::string& tgt_path,
                           const vocab::SentencePieceVocab& src_vocab, const vocab::SentencePieceVocab& tgt_vocab,
                           const EncodeOptions& options);
+
+// <cache_dir>/<source file name>-<key in hex>.ids
+std::string corpus_cache_path(const std::string& src_path, uint64_t key, const EncodeOptions& options);
 
 }  // namespace nmt::data

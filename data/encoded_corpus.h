@@ -3,8 +3,11 @@
 // ids of millions of pairs cost only the pages that batching touches.
 //
 // File layout (native byte order, 8-byte aligned parts):
-//   CacheHeader | src offsets u64[n+1] | tgt offsets u64[n+1]
-//   | src ids (u16 or i32) | padding to 8 | tgt ids
+//   CacheHeader | ids: each pair's source then target (u16 or i32), padding to 8
+//   | begin u64[n + 1] (a pair's first id) | source lengths u32[n], padding to 8
+// The ids stream into the file as pairs are encoded; the small index (12
+// bytes a pair) waits in a spill file and is appended at the end, then the
+// header is written and the file renamed into place.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +22,11 @@ namespace nmt::data {
 
 class EncodedCorpus {
  public:
-  // Maps a cache file. Returns nullptr when it is absent, damaged or was made
-  // with another key: the caller then rebuilds it.
-  static std::shared_ptr<const EncodedCorpus> open(const std::string& path, uint64_t expected_key);
+  // Maps a cache file. Returns nullptr when it is absent, damaged, of
+  // another format or was made with another key, and then says which in
+  // *why_not (when given): the caller rebuilds it.
+  static std::shared_ptr<const EncodedCorpus> open(const std::string& path, uint64_t expected_key,
+                                                   std::string* why_not = nullptr);
   // A corpus held in memory with the same layout (tests, small sets).
   static std::shared_ptr<const EncodedCorpus> from_vectors(const std::vector<std::vector<int32_t>>& src,
                                                            const std::vector<std::vector<int32_t>>& tgt,
@@ -32,10 +37,10 @@ class EncodedCorpus {
 
   int64_t size() const { return static_cast<int64_t>(pairs_); }
   // Tokens of pair i, without sos/eos.
-  int64_t src_len(int64_t i) const { return static_cast<int64_t>(src_off_[i + 1] - src_off_[i]); }
-  int64_t tgt_len(int64_t i) const { return static_cast<int64_t>(tgt_off_[i + 1] - tgt_off_[i]); }
-  int64_t src_tokens() const { return static_cast<int64_t>(src_off_[pairs_]); }
-  int64_t tgt_tokens() const { return static_cast<int64_t>(tgt_off_[pairs_]); }
+  int64_t src_len(int64_t i) const { return src_len_[i]; }
+  int64_t tgt_len(int64_t i) const { return static_cast<int64_t>(begin_[i + 1] - begin_[i]) - src_len_[i]; }
+  int64_t src_tokens() const { return static_cast<int64_t>(src_tokens_); }
+  int64_t tgt_tokens() const { return static_cast<int64_t>(tgt_tokens_); }
   // Writes pair i's ids to out[0, len).
   void copy_src(int64_t i, int64_t* out) const;
   void copy_tgt(int64_t i, int64_t* out) const;
@@ -45,27 +50,29 @@ class EncodedCorpus {
   const FilterStats& stats() const { return stats_; }
   uint64_t key() const { return key_; }
   const std::string& path() const { return path_; }  // empty when in memory
+  uint64_t file_bytes() const { return map_size_; }
 
  private:
   EncodedCorpus() = default;
-  bool attach(const char* base, size_t size, uint64_t expected_key);  // false: not a valid image
-  void copy_ids(const void* ids, uint64_t begin, uint64_t end, int64_t* out) const;
+  // An empty string when base holds a valid image, else what is wrong.
+  std::string attach(const char* base, size_t size, uint64_t expected_key);
+  void copy_ids(uint64_t begin, uint64_t end, int64_t* out) const;
 
   std::string path_;
   void* map_ = nullptr;
   size_t map_size_ = 0;
   std::vector<uint64_t> memory_;  // the image, when not mapped
-  uint64_t key_ = 0, pairs_ = 0, token_bytes_ = 4;
-  const uint64_t* src_off_ = nullptr;
-  const uint64_t* tgt_off_ = nullptr;
-  const void* src_ids_ = nullptr;
-  const void* tgt_ids_ = nullptr;
+  uint64_t key_ = 0, pairs_ = 0, token_bytes_ = 4, src_tokens_ = 0, tgt_tokens_ = 0;
+  const uint64_t* begin_ = nullptr;
+  const uint32_t* src_len_ = nullptr;
+  const void* ids_ = nullptr;
   FilterStats stats_;
 };
 
-// Streams pairs into a cache file: ids go to spill files beside it, and
-// finish() assembles the file under a temporary name and renames it, so an
-// interrupted build never leaves a file that open() would accept.
+// Streams pairs into a cache file under a temporary name (path.tmp-HOST-PID)
+// and renames it into place in finish(), so that an interrupted build never
+// leaves a file that open() would accept. Without finish() the temporaries
+// are removed.
 class EncodedCorpusWriter {
  public:
   // token_bytes: 2 when every id is below 65536, else 4.
@@ -76,6 +83,7 @@ class EncodedCorpusWriter {
 
   void add(const std::vector<int32_t>& src, const std::vector<int32_t>& tgt);
   void finish(const FilterStats& stats);
+  uint64_t pairs() const { return pairs_; }
 
  private:
   struct Spill {
@@ -83,18 +91,26 @@ class EncodedCorpusWriter {
     std::FILE* file = nullptr;
     uint64_t bytes = 0;
   };
-  void open_spill(Spill& s, const char* suffix);
+  void open_spill(Spill& s, const std::string& path);
   void write(Spill& s, const void* data, size_t bytes);
-  void write_ids(Spill& s, const std::vector<int32_t>& ids);
+  void write_ids(const std::vector<int32_t>& ids);
+  void append(Spill& from, Spill& to);
   void close_all();
 
   std::string path_;
   uint64_t key_;
   int token_bytes_;
   uint64_t pairs_ = 0, src_total_ = 0, tgt_total_ = 0;
-  Spill src_off_, tgt_off_, src_ids_, tgt_ids_;
+  Spill out_, begin_, src_len_;
   std::vector<uint16_t> narrow_;
   bool finished_ = false;
 };
+
+// The name of this process's temporary files beside a cache file: a suffix
+// ".tmp-HOST-PID", which stale_temporary() recognises.
+std::string temporary_suffix();
+// Whether `name` (a file name in a cache directory) is a temporary of `target`
+// left by a process of this machine that no longer runs.
+bool stale_temporary(const std::string& name, const std::string& target);
 
 }  // namespace nmt::data

@@ -21,8 +21,9 @@ std::string language_code_of_path(const std::string& path) {
 
 LanguagePair language_pair(const DataConfig& data) {
   LanguagePair pair;
-  pair.source = !data.src_lang.empty() ? data.src_lang : language_code_of_path(data.train_src);
-  pair.target = !data.tgt_lang.empty() ? data.tgt_lang : language_code_of_path(data.train_tgt);
+  const CorpusConfig first = data.training_corpora().front();
+  pair.source = !data.src_lang.empty() ? data.src_lang : language_code_of_path(first.src);
+  pair.target = !data.tgt_lang.empty() ? data.tgt_lang : language_code_of_path(first.tgt);
   return pair;
 }
 

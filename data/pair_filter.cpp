@@ -25,6 +25,8 @@ void FilterStats::count(Verdict v) {
     case Verdict::kEmpty: ++empty; break;
     case Verdict::kTooLong: ++too_long; break;
     case Verdict::kBadRatio: ++bad_ratio; break;
+    case Verdict::kIdentical: ++identical; break;
+    case Verdict::kDuplicate: ++duplicate; break;
   }
 }
 
@@ -43,6 +45,8 @@ std::string FilterStats::summary() const {
   } else {
     s << "(off)";
   }
+  if (rules.drop_identical) s << ", " << identical << " with identical sides";
+  if (rules.drop_duplicates) s << ", " << duplicate << (duplicate == 1 ? " duplicate" : " duplicates");
   if (over_byte_limit > 0) {
     s << ", " << over_byte_limit << " with a line over the byte limit ("
       << (over_byte_limit == 1 ? "line " : "lines ") << text::line_number_list(first_over_byte_limit, over_byte_limit)

@@ -1,12 +1,32 @@
 #include "data/training_data.h"
 
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 
-#include "data/corpus_cache.h"
 #include "util/config.h"
+#include "util/error.h"
 #include "vocab/vocabularies.h"
 
 namespace nmt::data {
+namespace {
+
+std::string describe_cache(const PreparedCorpus& p) {
+  if (p.reused) return "id cache " + p.corpus->path() + " reused";
+  const double pairs_per_s = p.seconds > 0 ? static_cast<double>(p.corpus->stats().read) / p.seconds : 0.0;
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "encoded in %.1f s (%.0f pairs/s)", p.seconds, pairs_per_s);
+  return std::string(rate) + " into " + p.corpus->path() + " (no cache to reuse: " + p.rebuilt_because + ")";
+}
+
+}  // namespace
+
+bool TrainingData::train_reused() const {
+  for (const PreparedCorpus& p : train_caches) {
+    if (!p.reused) return false;
+  }
+  return !train_caches.empty();
+}
 
 SpecialIds special_ids(const vocab::Vocabularies& vocabs) {
   SpecialIds ids;
@@ -16,22 +36,36 @@ SpecialIds special_ids(const vocab::Vocabularies& vocabs) {
 }
 
 TrainingData prepare_training_data(const Config& config, const vocab::Vocabularies& vocabs,
-                                   const std::string& out_dir, const std::string& cache_dir) {
+                                   const std::string& out_dir) {
   EncodeOptions options;
-  options.cache_dir = cache_dir.empty() ? (std::filesystem::path(out_dir) / "data_cache").string() : cache_dir;
-  options.rules = {config.data.max_len, config.data.max_len_ratio};
+  options.cache_dir = config.data.cache_dir_in(out_dir);
+  const DataConfig& d = config.data;
+  options.rules = {d.max_len, d.max_len_ratio, d.drop_identical, d.drop_duplicates};
   options.threads = static_cast<int>(config.train.threads);
   TrainingData data;
   data.ids = special_ids(vocabs);
-  const DataConfig& d = config.data;
-  PreparedCorpus train = prepare_encoded_corpus("train", d.train_src, d.train_tgt, *vocabs.src, *vocabs.tgt, options);
-  data.train = train.corpus;
-  data.train_reused = train.reused;
+  std::vector<MixSource> sources;
+  for (const CorpusConfig& c : d.training_corpora()) {
+    MixSource s;
+    s.name = c.src;
+    s.weight = c.weight;
+    if (!c.tag.empty()) {
+      s.tag_id = vocabs.src->piece_id(c.tag);
+      if (s.tag_id < 0) {
+        throw DataError("The tag \"" + c.tag + "\" of the corpus " + c.src + " is not a piece of the source vocabulary " +
+                        vocabs.src->path() + "; a vocabulary trained here has every tag of data.corpora, a given "
+                        "vocab.model must have it as a user-defined symbol.");
+      }
+    }
+    data.train_caches.push_back(prepare_encoded_corpus(c.src, c.tgt, *vocabs.src, *vocabs.tgt, options));
+    s.corpus = data.train_caches.back().corpus;
+    sources.push_back(std::move(s));
+  }
+  data.train = std::make_shared<const CorpusMix>(std::move(sources));
   if (!d.valid_src.empty()) {
-    options.rules.max_len_ratio = 0;  // validation pairs are trusted translations
-    PreparedCorpus valid = prepare_encoded_corpus("valid", d.valid_src, d.valid_tgt, *vocabs.src, *vocabs.tgt, options);
-    data.valid = valid.corpus;
-    data.valid_reused = valid.reused;
+    options.rules = {d.max_len, 0.0, false, false};  // validation pairs are trusted translations
+    data.valid_cache = prepare_encoded_corpus(d.valid_src, d.valid_tgt, *vocabs.src, *vocabs.tgt, options);
+    data.valid = data.valid_cache.corpus;
   }
   return data;
 }
@@ -43,6 +77,25 @@ BatchIterator make_train_iterator(const TrainingData& data, const Config& config
 std::vector<Batch> make_valid_batches(const TrainingData& data, const Config& config) {
   if (!data.valid) return {};
   return make_sorted_batches(*data.valid, config.train.batch_tokens, data.ids);
+}
+
+std::vector<std::string> describe_training_data(const TrainingData& data) {
+  std::vector<std::string> lines;
+  const CorpusMix& mix = *data.train;
+  for (size_t i = 0; i < mix.size(); ++i) {
+    const MixSource& s = mix.source(i);
+    std::string line = "corpus " + std::to_string(i + 1) + " (" + s.name + ")";
+    if (mix.size() > 1) {
+      std::ostringstream weight;
+      weight << s.weight;
+      line += ": weight " + weight.str() + ", " + std::to_string(mix.quota(i)) + " pairs an epoch";
+    }
+    if (s.tag_id >= 0) line += ", tagged";
+    line += ": " + s.corpus->stats().summary() + "; " + describe_cache(data.train_caches[i]);
+    lines.push_back(line);
+  }
+  if (data.valid) lines.push_back("validation data: " + data.valid->stats().summary() + "; " + describe_cache(data.valid_cache));
+  return lines;
 }
 
 }  // namespace nmt::data

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "data/batch_iterator.h"
+#include "data/corpus_cache.h"
+#include "data/corpus_mix.h"
 #include "data/encoded_corpus.h"
 #include "data/parallel_reader.h"
 
@@ -25,25 +27,32 @@ struct Vocabularies;
 namespace nmt::data {
 
 struct TrainingData {
-  std::shared_ptr<const EncodedCorpus> train;
+  std::shared_ptr<const CorpusMix> train;
+  std::vector<PreparedCorpus> train_caches;    // one per corpus, in the mix's order
   std::shared_ptr<const EncodedCorpus> valid;  // null without data.valid_src/valid_tgt
+  PreparedCorpus valid_cache;
   SpecialIds ids;                              // from the vocabularies
-  bool train_reused = false, valid_reused = false;  // caches found valid
+  bool train_reused() const;                   // every corpus's cache found valid
 };
 
 SpecialIds special_ids(const vocab::Vocabularies& vocabs);
 
-// Encodes (or reuses the id caches of) the training and validation corpora.
-// The caches live in cache_dir, by default OUT/data_cache/. Training pairs
-// are filtered by data.max_len and data.max_len_ratio; validation pairs only
-// by data.max_len and empty sides (the model cannot take longer ones).
+// Encodes (or reuses the id caches of) the training corpora and the
+// validation corpus. Training pairs are filtered by data.max_len,
+// data.max_len_ratio and the identical/duplicate filters; validation pairs
+// only by data.max_len and empty sides (the model cannot take longer ones).
+// A corpus's tag must be a piece of the source vocabulary (DataError).
 TrainingData prepare_training_data(const Config& config, const vocab::Vocabularies& vocabs,
-                                   const std::string& out_dir, const std::string& cache_dir = "");
+                                   const std::string& out_dir);
 
 // Shuffled training batches by train.batch_tokens and train.seed, at epoch 0.
 BatchIterator make_train_iterator(const TrainingData& data, const Config& config);
 
 // Validation batches in a fixed order; empty without a validation set.
 std::vector<Batch> make_valid_batches(const TrainingData& data, const Config& config);
+
+// One line per corpus for the log: its files, weight, tag, filter summary
+// and whether its cache was reused or how long encoding took and why.
+std::vector<std::string> describe_training_data(const TrainingData& data);
 
 }  // namespace nmt::data

@@ -1,5 +1,7 @@
 // From text files to the id cache: filtering with counts, the empty corpus,
-// reuse of the cache while nothing changed and rebuilding when something did.
+// reuse of the cache while nothing changed and rebuilding (saying why) when
+// something did, a damaged cache, temporaries of killed builds, and caches
+// shared between runs.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -40,7 +42,19 @@ class CorpusCacheTest : public ::testing::Test {
     return o;
   }
   PreparedCorpus prepare(const std::string& src, const std::string& tgt, const EncodeOptions& o) const {
-    return prepare_encoded_corpus("train", src, tgt, *vocabs_->src, *vocabs_->tgt, o);
+    return prepare_encoded_corpus(src, tgt, *vocabs_->src, *vocabs_->tgt, o);
+  }
+  std::string cache_file(const std::string& src, const std::string& tgt, const EncodeOptions& o) const {
+    return corpus_cache_path(src, corpus_cache_key(src, tgt, *vocabs_->src, *vocabs_->tgt, o), o);
+  }
+  // The id caches in a directory.
+  static std::vector<std::string> caches_in(const std::string& dir) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().extension() == ".ids") out.push_back(e.path().filename().string());
+    }
+    return out;
   }
 
   static test::TempDir* dir_;
@@ -56,12 +70,12 @@ TEST_F(CorpusCacheTest, EncodesFiltersAndCounts) {
   const std::string long_line = "A man sees the dog and the woman rides the bicycle and the child plays with the ball.";
   test::write_file(local_.path("s.de"), "Ein Mann sieht dem Hund.\r\nEin Hund.\n   \n" + long_line + "\nA\nEin Kind.\n");
   test::write_file(local_.path("s.en"), "A man sees the dog.\n\nA dog.\nA man.\nA man sees the dog and the woman.\nA child.\n");
-  fs::create_directories(local_.path("cache"));
-  test::write_file(local_.path("cache/train.ids.src_ids.tmp99999"), "left by a killed run");
   const PreparedCorpus p = prepare(local_.path("s.de"), local_.path("s.en"), options("cache"));
   ASSERT_TRUE(p.corpus);
-  EXPECT_FALSE(fs::exists(local_.path("cache/train.ids.src_ids.tmp99999")));
-  EXPECT_TRUE(fs::exists(local_.path("cache/train.ids")));
+  EXPECT_FALSE(p.reused);
+  EXPECT_EQ(p.rebuilt_because, "there is none yet");
+  EXPECT_EQ(p.corpus->path(), cache_file(local_.path("s.de"), local_.path("s.en"), options("cache")));
+  EXPECT_EQ(fs::path(p.corpus->path()).filename().string().rfind("s.de-", 0), 0u) << "named for its source file";
   const FilterStats& s = p.corpus->stats();
   EXPECT_EQ(s.read, 6);
   EXPECT_EQ(s.empty, 2);
@@ -127,7 +141,7 @@ TEST_F(CorpusCacheTest, CacheThatCannotBeWrittenIsAnErrorNamingItWithNoTemporari
     ADD_FAILURE() << "the cache was written past the limit";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), 1) << e.what();
-    EXPECT_NE(std::string(e.what()).find("Cannot write the id cache " + local_.path("cache/train.ids")),
+    EXPECT_NE(std::string(e.what()).find("Cannot write the id cache " + cache_file(src, tgt, options("cache"))),
               std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("File too large"), std::string::npos) << e.what();
   }
@@ -172,8 +186,9 @@ TEST_F(CorpusCacheTest, CacheIsReusedUntilCorpusOrVocabularyChanges) {
   other.vocab.size = 80;
   other.train.threads = 1;
   const vocab::Vocabularies v2 = vocab::prepare_vocabularies(other, local_.path("model2"));
-  const PreparedCorpus revocab = prepare_encoded_corpus("train", src, tgt, *v2.src, *v2.tgt, o);
+  const PreparedCorpus revocab = prepare_encoded_corpus(src, tgt, *v2.src, *v2.tgt, o);
   EXPECT_FALSE(revocab.reused);
+  EXPECT_NE(revocab.corpus->path(), changed.corpus->path()) << "a cache per vocabulary, side by side";
   // The cache now holds the new model's ids: the first kept pair, re-encoded.
   for (size_t line = 0; line < de.size(); ++line) {
     const auto s_ids = v2.src->encode(de[line]), t_ids = v2.tgt->encode(en.at(line));
@@ -193,7 +208,7 @@ TEST_F(CorpusCacheTest, EmptyCorpusIsADataError) {
   test::write_file(local_.path("b.en"), "A man.\nA dog.\n");
   EXPECT_TRUE(test::throws_with<DataError>([&] { prepare(local_.path("b.de"), local_.path("b.en"), options("cache")); },
                                            {"2 with an empty side"}));
-  EXPECT_FALSE(fs::exists(local_.path("cache/train.ids"))) << "no cache from a failed run";
+  EXPECT_TRUE(caches_in(local_.path("cache")).empty()) << "no cache from a failed run";
 }
 
 TEST_F(CorpusCacheTest, BadInputsEndInOneDataErrorAndNoCache) {
@@ -208,7 +223,7 @@ TEST_F(CorpusCacheTest, BadInputsEndInOneDataErrorAndNoCache) {
                         Case{local_.path("short.de"), "(1 lines)"}}) {
     EXPECT_TRUE(test::throws_with<DataError>([&] { prepare(c.src, good, options("cache")); }, {c.expect})) << c.src;
   }
-  EXPECT_FALSE(fs::exists(local_.path("cache/train.ids")));
+  EXPECT_TRUE(caches_in(local_.path("cache")).empty());
 }
 
 TEST_F(CorpusCacheTest, TrainingDataFromConfig) {
@@ -221,8 +236,7 @@ TEST_F(CorpusCacheTest, TrainingDataFromConfig) {
   config.data.valid_tgt = local_.path("v.en");
   config.train.batch_tokens = 300;
   const TrainingData data = prepare_training_data(config, *vocabs_, local_.path("out"));
-  EXPECT_TRUE(fs::exists(local_.path("out/data_cache/train.ids")));
-  EXPECT_TRUE(fs::exists(local_.path("out/data_cache/valid.ids")));
+  EXPECT_EQ(caches_in(local_.path("out/data_cache")).size(), 2u) << "training and validation";
   ASSERT_TRUE(data.valid);
   EXPECT_EQ(data.valid->size(), 2);
   EXPECT_EQ(data.ids.src.pad, 1);
@@ -232,7 +246,75 @@ TEST_F(CorpusCacheTest, TrainingDataFromConfig) {
   const auto valid = make_valid_batches(data, config);
   ASSERT_EQ(valid.size(), 1u);
   EXPECT_EQ(valid[0].src.size(0), 2);
-  EXPECT_TRUE(prepare_training_data(config, *vocabs_, local_.path("out")).train_reused);
+  EXPECT_TRUE(prepare_training_data(config, *vocabs_, local_.path("out")).train_reused());
+}
+
+TEST_F(CorpusCacheTest, IdenticalAndDuplicatePairsAreDroppedAndCountedWhenAsked) {
+  test::write_file(local_.path("d.de"), "Ein Hund.\nBerlin\nEin Hund.\nEin Kind.\nEin Hund.\nEin Hund.\n");
+  test::write_file(local_.path("d.en"), "A dog.\n Berlin \nA dog.\nA child.\nA cat.\nA dog.\n");
+  EncodeOptions o = options("cache");
+  const PreparedCorpus plain = prepare(local_.path("d.de"), local_.path("d.en"), o);
+  EXPECT_EQ(plain.corpus->size(), 6) << "both filters are off by default";
+  o.rules.drop_identical = o.rules.drop_duplicates = true;
+  const PreparedCorpus filtered = prepare(local_.path("d.de"), local_.path("d.en"), o);
+  EXPECT_FALSE(filtered.reused) << "the filters are part of the cache's key";
+  const FilterStats& s = filtered.corpus->stats();
+  EXPECT_EQ(s.identical, 1);  // "Berlin" / " Berlin ": the same text but for the spaces around it
+  EXPECT_EQ(s.duplicate, 2);  // lines 3 and 6 repeat line 1; line 5 has another target
+  EXPECT_EQ(s.kept, 3);
+  EXPECT_EQ(s.summary(),
+            "6 pairs read, 3 kept; dropped: 0 with an empty side, 0 over max_len 20, 0 over length ratio 3, "
+            "1 with identical sides, 2 duplicates");
+  EXPECT_EQ(filtered.corpus->tgt(2), vocabs_->tgt->encode("A cat."));
+  EXPECT_EQ(prepare(local_.path("d.de"), local_.path("d.en"), o).corpus->stats().summary(), s.summary())
+      << "the counts are kept in the cache";
+}
+
+TEST_F(CorpusCacheTest, ADamagedCacheIsRebuiltSayingWhy) {
+  const std::string src = dir_->path("train.de.gz"), tgt = dir_->path("train.en");
+  const EncodeOptions o = options("cache");
+  const std::string path = prepare(src, tgt, o).corpus->path();
+  fs::resize_file(path, fs::file_size(path) - 100);  // cut short, as by a full disk outside our control
+  const PreparedCorpus again = prepare(src, tgt, o);
+  EXPECT_FALSE(again.reused);
+  EXPECT_NE(again.rebuilt_because.find("cut short or damaged"), std::string::npos) << again.rebuilt_because;
+  EXPECT_EQ(again.corpus->stats().read, 400);
+  test::write_file(path, "not a cache at all");
+  EXPECT_EQ(prepare(src, tgt, o).rebuilt_because, "it is shorter than its header");
+  EXPECT_TRUE(prepare(src, tgt, o).reused);
+}
+
+TEST_F(CorpusCacheTest, TemporariesOfKilledBuildsGoThoseOfLiveOnesStay) {
+  const std::string src = dir_->path("train.de.gz"), tgt = dir_->path("train.en");
+  const EncodeOptions o = options("cache");
+  fs::create_directories(local_.path("cache"));
+  const std::string target = cache_file(src, tgt, o);
+  const std::string suffix = temporary_suffix();  // .tmp-HOST-PID
+  const std::string host_part = suffix.substr(0, suffix.rfind('-') + 1);
+  const std::string dead = target + host_part + "4194000.begin";  // above any pid in use here
+  const std::string live = target + host_part + std::to_string(::getppid());
+  const std::string other_host = target + ".tmp-elsewhere-4194000";
+  for (const auto& f : {dead, live, other_host}) test::write_file(f, "partial");
+  ASSERT_TRUE(prepare(src, tgt, o).corpus);
+  EXPECT_FALSE(fs::exists(dead)) << "a build killed on this machine";
+  EXPECT_TRUE(fs::exists(live)) << "a build still running (another run sharing the cache)";
+  EXPECT_TRUE(fs::exists(other_host)) << "another machine's processes are not known here";
+}
+
+TEST_F(CorpusCacheTest, ASharedCacheDirectoryServesAnotherRunAtOnce) {
+  Config config;
+  config.data.train_src = dir_->path("train.de.gz");
+  config.data.train_tgt = dir_->path("train.en");
+  config.data.cache_dir = local_.path("shared");
+  const TrainingData first = prepare_training_data(config, *vocabs_, local_.path("run1"));
+  EXPECT_FALSE(first.train_reused());
+  const TrainingData second = prepare_training_data(config, *vocabs_, local_.path("run2"));
+  EXPECT_TRUE(second.train_reused());
+  EXPECT_EQ(second.train->corpus(0).path(), first.train->corpus(0).path());
+  EXPECT_FALSE(fs::exists(local_.path("run2/data_cache")));
+  const auto lines = describe_training_data(second);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("reused"), std::string::npos) << lines[0];
 }
 
 }  // namespace

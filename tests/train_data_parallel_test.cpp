@@ -33,6 +33,31 @@ TEST(DataParallel, TwoRanksEqualOneProcessWithTwofoldAccumulation) {
             std::count(single_metrics.begin(), single_metrics.end(), '\n'));
 }
 
+// Weighted corpora with a tag, and a job stopped within an epoch and resumed
+// (as a job): still equal to the one process that never stopped.
+TEST(DataParallel, AJobOverWeightedCorporaStoppedAndResumedEqualsOneProcess) {
+  TempDir dir;
+  auto config = parallel_config(dir.root(), 12);
+  use_weighted_corpora(config, dir.root());
+  const std::string single = reference_run(dir, config, "single");
+  auto job = config;
+  job["train"]["accum_steps"] = 1;
+  job["train"]["threads"] = 2;
+  job["train"]["max_steps"] = 5;
+  write_json(dir.path("job5.json"), job);
+  job["train"]["max_steps"] = 12;
+  write_json(dir.path("job12.json"), job);
+  const pid_t first = spawn_process(launcher_args(dir.path("job5.json"), dir.path("job")), {}, dir.path("job5.log"));
+  ASSERT_EQ(wait_with_deadline(first, seconds(300)).code(), 0) << read_text(dir.path("job5.log"));
+  const auto stop = storage::load_checkpoint(dir.path("job") + "/checkpoints/last.pt");
+  ASSERT_EQ(stop.step(), 5);
+  EXPECT_GT(stop.state["iterator"]["next_batch"].get<int64_t>(), 0) << "stopped within an epoch";
+  const pid_t rest =
+      spawn_process(launcher_args(dir.path("job12.json"), dir.path("job"), /*resume=*/true), {}, dir.path("job12.log"));
+  ASSERT_EQ(wait_with_deadline(rest, seconds(300)).code(), 0) << read_text(dir.path("job12.log"));
+  expect_same_weights(single, dir.path("job"));
+}
+
 int64_t batches_per_epoch(const std::string& log) {
   const auto at = log.find(" batches per epoch");
   if (at == std::string::npos) return -1;

@@ -58,6 +58,23 @@ inline nlohmann::json tiny_training_config(const std::string& dir, int pairs = 1
 }
 
 inline void write_json(const std::string& path, const nlohmann::json& j) { write_file(path, j.dump(2)); }
+inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
+
+// Turns a tiny_training_config of `dir` into one over two corpora: its
+// training pairs (weight 1) and 60 other toy pairs marked as
+// back-translations (tag "<BT>", weight 0.5).
+inline void use_weighted_corpora(nlohmann::json& config, const std::string& dir) {
+  std::vector<std::string> en, de;
+  make_toy_corpus(400, en, de);  // the first 180 are tiny_training_config's
+  write_file(dir + "/bt.en", join_lines(std::vector<std::string>(en.end() - 60, en.end())));
+  write_file(dir + "/bt.de", join_lines(std::vector<std::string>(de.end() - 60, de.end())));
+  auto& data = config["data"];
+  data["corpora"] = nlohmann::json::array(
+      {{{"src", data["train_src"]}, {"tgt", data["train_tgt"]}},
+       {{"src", dir + "/bt.en"}, {"tgt", dir + "/bt.de"}, {"weight", 0.5}, {"tag", "<BT>"}}});
+  data.erase("train_src");
+  data.erase("train_tgt");
+}
 
 struct CommandResult {
   int code = -1;

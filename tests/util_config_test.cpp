@@ -52,5 +52,67 @@ TEST(ConfigOverrides, SettingInsideAValueIsAUsageError) {
   EXPECT_EQ(j["train"]["precision"], "fp32");
 }
 
+// data.corpora: several corpora with weights and tags, written back whole;
+// each wrong entry a usage error naming it.
+nlohmann::json corpora_config(const nlohmann::json& corpora) {
+  return {{"data", {{"corpora", corpora}}}};
+}
+
+Config validated(const nlohmann::json& j) {
+  Config c = config_from_json(j, "c.json");
+  c.validate();
+  return c;
+}
+
+TEST(ConfigCorpora, SeveralCorporaWithWeightsAndTagsRoundTrip) {
+  const Config c = validated(corpora_config({{{"src", "crawl.de.gz"}, {"tgt", "crawl.en.gz"}},
+                                             {{"src", "bt.de"}, {"tgt", "bt.en"}, {"weight", 0.5}, {"tag", "<BT>"}},
+                                             {{"src", "news.de"}, {"tgt", "news.en"}, {"weight", 3}}}));
+  ASSERT_EQ(c.data.corpora.size(), 3u);
+  EXPECT_DOUBLE_EQ(c.data.corpora[0].weight, 1.0) << "the default weight";
+  EXPECT_EQ(c.data.corpora[1].tag, "<BT>");
+  EXPECT_EQ(c.data.tags(), std::vector<std::string>{"<BT>"});
+  EXPECT_EQ(c.data.training_corpora().size(), 3u);
+  const Config back = validated(config_to_json(c));
+  ASSERT_EQ(back.data.corpora.size(), 3u);
+  EXPECT_DOUBLE_EQ(back.data.corpora[2].weight, 3.0);
+  EXPECT_EQ(back.data.corpora[1].src, "bt.de");
+  // One corpus the old way is a mix of one.
+  const Config one = validated({{"data", {{"train_src", "a.de"}, {"train_tgt", "a.en"}}}});
+  ASSERT_EQ(one.data.training_corpora().size(), 1u);
+  EXPECT_EQ(one.data.training_corpora()[0].src, "a.de");
+  EXPECT_FALSE(config_to_json(one)["data"].contains("corpora"));
+}
+
+TEST(ConfigCorpora, BadEntriesAreNamed) {
+  using nlohmann::json;
+  const json a = {{"src", "a.de"}, {"tgt", "a.en"}};
+  struct Case {
+    json j;
+    std::vector<std::string> expect;
+  };
+  const std::vector<Case> cases = {
+      {corpora_config({a, {{"src", "b.de"}, {"tgt", "b.en"}}, {{"src", "./a.de"}, {"tgt", "a.en"}}}),
+       {"lists ./a.de / a.en twice", "entries 0 and 2"}},
+      {corpora_config({a, {{"src", "b.de"}, {"tgt", "b.en"}, {"weight", 0}}}), {"data.corpora[1].weight", "positive"}},
+      {corpora_config({{{"src", "b.de"}, {"tgt", "b.en"}, {"weight", -2}}}), {"data.corpora[0].weight", "-2"}},
+      {corpora_config({{{"src", "b.de"}}}), {"data.corpora[0]", "\"tgt\""}},
+      {corpora_config({{{"src", "b.de"}, {"tgt", "b.en"}, {"tag", "<B T>"}}}), {"data.corpora[0].tag", "one token"}},
+      {corpora_config({{{"src", "b.de"}, {"tgt", "b.en"}, {"weigth", 2}}}), {"data.corpora[0].weigth", "Unknown"}},
+      {corpora_config({{{"src", "b.de"}, {"tgt", "b.en"}, {"weight", "high"}}}), {"data.corpora[0].weight", "type"}},
+      {corpora_config(json::object()), {"data.corpora", "list"}},
+      {{{"data", {{"train_src", "a.de"}, {"train_tgt", "a.en"}, {"corpora", {a}}}}}, {"one or the other"}},
+  };
+  for (const Case& c : cases) {
+    std::string message;
+    try {
+      validated(c.j);
+    } catch (const UsageError& e) {
+      message = e.what();
+    }
+    for (const auto& part : c.expect) EXPECT_NE(message.find(part), std::string::npos) << c.j.dump() << ": " << message;
+  }
+}
+
 }  // namespace
 }  // namespace nmt

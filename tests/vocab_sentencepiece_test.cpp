@@ -129,5 +129,36 @@ TEST_F(SentencePieceTest, TrainingSampleIsBoundedAndDeterministic) {
   EXPECT_NE(read(dir_.path("s1.txt")), read(dir_.path("s3.txt")));
 }
 
+// One pass per file (reservoir sampling): every line equally likely to be
+// taken, the sample written in file order, an equal share from each file.
+TEST_F(SentencePieceTest, TrainingSampleIsUniformAndInFileOrder) {
+  std::string numbered;
+  for (int i = 0; i < 100; ++i) numbered += "line " + std::to_string(i) + "\n";
+  test::write_file(dir_.path("numbered.txt"), numbered);
+  test::write_file(dir_.path("other.txt"), std::string("x\n") + "y\n" + "z\n");
+  std::vector<int> taken(100, 0);
+  const int seeds = 400;
+  for (int seed = 0; seed < seeds; ++seed) {
+    // 20 lines from two files: a share of 10 each; the short file gives all 3 of its lines.
+    const int64_t written = write_training_sample({dir_.path("numbered.txt"), dir_.path("other.txt")}, 20,
+                                                  static_cast<uint64_t>(seed), dir_.path("u.txt"), 2);
+    ASSERT_EQ(written, 13);
+    std::ifstream in(dir_.path("u.txt"));
+    std::string line;
+    int previous = -1, from_numbered = 0;
+    while (std::getline(in, line)) {
+      if (line.rfind("line ", 0) != 0) continue;
+      const int i = std::stoi(line.substr(5));
+      ASSERT_GT(i, previous) << "file order";
+      previous = i;
+      ++taken[static_cast<size_t>(i)];
+      ++from_numbered;
+    }
+    ASSERT_EQ(from_numbered, 10);
+  }
+  // Each line is taken with probability 1/10: 40 times in 400 samples, sd 6.
+  for (int i = 0; i < 100; ++i) EXPECT_NEAR(taken[static_cast<size_t>(i)], 40, 5 * 6.0) << "line " << i;
+}
+
 }  // namespace
 }  // namespace nmt::vocab

@@ -5,6 +5,7 @@
 #include "data_test_util.h"
 #include "tests/test_support.h"
 #include "util/config.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "vocab/vocabularies.h"
 
@@ -100,6 +101,43 @@ TEST_F(VocabulariesTest, LoadFromADirectoryWithoutVocabularyIsADataError) {
 TEST_F(VocabulariesTest, MissingTrainingFileIsADataError) {
   config_.data.train_src = dir_.path("absent.de");
   EXPECT_TRUE(test::throws_with<DataError>([&] { prepare_vocabularies(config_, dir_.path("out")); }, {"absent.de"}));
+}
+
+// A vocabulary trained once is kept in the data cache; another run with the
+// same files and settings copies it instead of training again.
+TEST_F(VocabulariesTest, AnotherRunTakesTheVocabularyFromTheSharedCache) {
+  config_.data.cache_dir = dir_.path("shared");
+  const Vocabularies first = prepare_vocabularies(config_, dir_.path("run1"));
+  EXPECT_TRUE(first.cached_from.empty());
+  EXPECT_GT(first.seconds, 0);
+  const Vocabularies second = prepare_vocabularies(config_, dir_.path("run2"));
+  EXPECT_FALSE(second.cached_from.empty());
+  EXPECT_EQ(second.seconds, 0);
+  EXPECT_EQ(read_file_bytes(dir_.path("run2/vocab/spm.model")), read_file_bytes(dir_.path("run1/vocab/spm.model")));
+  // Other settings: trained again, beside the first.
+  config_.vocab.size = 90;
+  EXPECT_TRUE(prepare_vocabularies(config_, dir_.path("run3")).cached_from.empty());
+}
+
+// The corpora's tags become pieces of their own, one id each.
+TEST_F(VocabulariesTest, TagsArePiecesOfTheTrainedVocabulary) {
+  std::vector<std::string> en, de;
+  test::make_toy_corpus(50, en, de);
+  test::write_file(dir_.path("bt.de"), test::join_lines(de));
+  test::write_file(dir_.path("bt.en"), test::join_lines(en));
+  config_.data.corpora = {{config_.data.train_src, config_.data.train_tgt, 1.0, ""},
+                          {dir_.path("bt.de"), dir_.path("bt.en"), 0.5, "<BT>"}};
+  config_.data.train_src.clear();
+  config_.data.train_tgt.clear();
+  const Vocabularies v = prepare_vocabularies(config_, dir_.path("out"));
+  const int32_t tag = v.src->piece_id("<BT>");
+  ASSERT_GE(tag, 0);
+  EXPECT_EQ(v.src->piece_id("<no such piece>"), -1);
+  const auto ids = v.src->encode("<BT>");
+  EXPECT_NE(std::find(ids.begin(), ids.end(), tag), ids.end());
+  // The settings record the tags: the same directory with other tags is refused.
+  config_.data.corpora[1].tag = "<BT2>";
+  EXPECT_TRUE(test::throws_with<DataError>([&] { prepare_vocabularies(config_, dir_.path("out")); }, {"<BT2>"}));
 }
 
 }  // namespace

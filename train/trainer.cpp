@@ -205,6 +205,8 @@ void Trainer::report_progress(const StepStats& stats) {
                          {"src_tgt_tokens_per_s", interval_.all_tokens_per_s()},
                          {"step_ms", interval_.ms_per_step(interval_.seconds)},
                          {"ranks", world_size()},
+                         // Pairs of each corpus (data.corpora's order) the job has trained on so far.
+                         {"pairs_seen", iterator_->pairs_seen()},
                          {"allreduce_ms_per_step", interval_.ms_per_step(interval_.allreduce_seconds)},
                          // The process's memory now and at its peak (VmRSS, VmHWM), to see it stay flat.
                          {"rss_mib", proc_status_mib("VmRSS")},

@@ -45,6 +45,8 @@ struct TrainerOptions {
   bool resume = false;
   std::vector<std::string> overrides;  // --set KEY=VALUE
   std::string init_state_dict;         // reference-format weights to start from
+  std::string init_from;               // a finished run to fine-tune (train/fine_tuning.h)
+  bool init_keep_optimizer = false;    // with init_from: its optimizer, schedule and step too
   bool progress_on_terminal = true;    // draw a live line when stderr is a TTY
   // This process's place in a data-parallel job (torchrun's environment or
   // trainer --nproc-per-node); none or a world of one: a plain process.
@@ -77,6 +79,7 @@ class Trainer {
   void prepare_output();
   void prepare_data();
   void build_model();
+  void start_from_run();  // --init-from
   std::shared_ptr<spdlog::logger> make_logger() const;
   int cpu_threads_of_this_rank() const;
   std::string torchrun_run_id() const;  // "" when torchrun names no job

@@ -41,13 +41,18 @@ void Trainer::prepare_in_turn(const std::function<void()>& prepare) {
 // batches that do not add up (or hang when their step counts differ).
 void Trainer::check_same_data_as_rank0() {
   if (!comm_) return;
-  const auto& corpus = *data_.train;
-  const std::vector<int64_t> mine = {corpus.size(),
+  const data::CorpusMix& mix = *data_.train;
+  int64_t src_tokens = 0, tgt_tokens = 0;
+  for (size_t i = 0; i < mix.size(); ++i) {
+    src_tokens += mix.corpus(i).src_tokens();
+    tgt_tokens += mix.corpus(i).tgt_tokens();
+  }
+  const std::vector<int64_t> mine = {mix.pairs(),
                                      iterator_->batches_in_epoch(),
                                      config_.model.enc_voc_size,
                                      config_.model.dec_voc_size,
-                                     corpus.src_tokens(),
-                                     corpus.tgt_tokens(),
+                                     src_tokens,
+                                     tgt_tokens,
                                      static_cast<int64_t>(validator_->batches())};
   const auto here = torch::tensor(mine, torch::kInt64);
   auto rank0 = here.clone();
@@ -65,9 +70,9 @@ void Trainer::check_same_data_as_rank0() {
   };
   throw DataError(fmt::format("Rank {}'s training data differ from rank 0's: (pairs, batches per epoch, source and "
                               "target vocabulary, source and target tokens, validation batches) are ({}) here and "
-                              "({}) on rank 0. Every rank must read the same corpus ({}) and vocabulary with the "
-                              "same configuration.",
-                              rank(), text(here), text(rank0), config_.data.train_src));
+                              "({}) on rank 0. Every rank must read the same corpora (from {} on) and vocabulary "
+                              "with the same configuration.",
+                              rank(), text(here), text(rank0), mix.source(0).name));
 }
 
 // Rank 0 has started afresh or resumed from its checkpoint; the others take

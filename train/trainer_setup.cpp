@@ -13,7 +13,9 @@
 #include <torch/torch.h>
 
 #include "data/language_pair.h"
+#include "storage/optimizer_bytes.h"
 #include "storage/state_dict.h"
+#include "train/fine_tuning.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -37,6 +39,14 @@ torch::Device device_for(const std::string& wanted) {
 Config resolve_config(const TrainerOptions& options) {
   nlohmann::json j = read_json_file(options.config_path);
   for (const auto& assignment : options.overrides) apply_override(j, assignment);
+  if (!options.init_from.empty()) {
+    if (!options.init_state_dict.empty()) {
+      throw UsageError("--init-from and --init-state-dict both give starting weights; use one of them.");
+    }
+    j = fine_tuning_config(j, options.init_from);
+  } else if (options.init_keep_optimizer) {
+    throw UsageError("--init-keep-optimizer goes with --init-from RUN_DIR.");
+  }
   Config config = config_from_json(j, options.config_path);
   config.validate();
   return config;
@@ -142,7 +152,8 @@ void Trainer::prepare_output() {
 // ids and the language pair.
 void Trainer::prepare_data() {
   prepare_in_turn([&] {
-    vocabs_ = vocab::prepare_vocabularies(config_, paths_.root);
+    vocabs_ = options_.init_from.empty() ? vocab::prepare_vocabularies(config_, paths_.root)
+                                         : vocab::adopt_vocabularies(options_.init_from, paths_.root);
     config_.model.enc_voc_size = vocabs_.src->size();
     config_.model.dec_voc_size = vocabs_.tgt->size();
     config_.model.src_pad_idx = vocabs_.src->pad_id();
@@ -152,13 +163,14 @@ void Trainer::prepare_data() {
     data_ = data::prepare_training_data(config_, vocabs_, paths_.root);
   });
   step_settings_.pad_id = config_.model.trg_pad_idx;
-  log_->info("training data: {}", data_.train->stats().summary());
-  if (data_.valid) log_->info("validation data: {}", data_.valid->stats().summary());
+  if (!vocabs_.cached_from.empty()) log_->info("vocabulary copied from the data cache {}", vocabs_.cached_from);
+  if (vocabs_.seconds > 0) log_->info("vocabulary trained in {:.1f} s", vocabs_.seconds);
+  for (const std::string& line : data::describe_training_data(data_)) log_->info("{}", line);
   iterator_.emplace(data::make_train_iterator(data_, config_));
   validator_.emplace(config_, data::make_valid_batches(data_, config_));
-  log_->info("vocabulary {}{} pieces | {} training pairs, {} batches per epoch | {} validation batches",
-             vocabs_.joint ? "joint " : "", config_.model.dec_voc_size, data_.train->size(),
-             iterator_->batches_in_epoch(), validator_->batches());
+  log_->info("vocabulary {}{} pieces | {} training pairs, {}{} batches per epoch | {} validation batches",
+             vocabs_.joint ? "joint " : "", config_.model.dec_voc_size, data_.train->pairs(),
+             iterator_->windows_in_epoch() > 1 ? "about " : "", iterator_->batches_in_epoch(), validator_->batches());
   // The directory records its language pair, which the server answers for.
   const data::LanguagePair pair = data::language_pair(config_.data);
   config_.data.src_lang = pair.source;
@@ -188,11 +200,28 @@ void Trainer::build_model() {
     checkpoints_ = std::make_unique<CheckpointManager>(
         paths_, std::max(config_.checkpoint.keep_last, config_.checkpoint.average_last));
   }
+  start_from_run();
   if (comm_) gradient_sync_ = std::make_unique<distributed::GradientSync>(model_->unique_parameters());
   int64_t n = 0;
   for (const auto& p : model_->unique_parameters()) n += p.numel();
   log_->info("model: {} parameters, d_model {}, {} layers, {} heads", n, config_.model.d_model,
              config_.model.n_layers, config_.model.n_head);
+}
+
+// Rank 0 reads the run's checkpoint; share_start_state() gives the others
+// its weights (and, when kept, its optimizer and step).
+void Trainer::start_from_run() {
+  if (options_.init_from.empty() || !writer()) return;
+  const FineTuningStart start = read_fine_tuning_start(options_.init_from, options_.init_keep_optimizer);
+  storage::load_state_dict(*model_, start.checkpoint.weights, start.path);
+  if (options_.init_keep_optimizer) {
+    storage::load_optimizer_bytes(*optimizer_, start.checkpoint.optimizer, start.path);
+    lr_schedule_->restore(start.checkpoint.state.at("schedule"));
+    state_.step = start.checkpoint.step();
+  }
+  log_->info("fine-tuning {} from {} ({}){}", options_.init_from, start.path, start.why,
+             options_.init_keep_optimizer ? fmt::format(", its optimizer and schedule at step {}", state_.step)
+                                          : std::string(", a fresh optimizer and schedule"));
 }
 
 }  // namespace nmt::train

@@ -1,6 +1,8 @@
 #include "util/config.h"
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -20,8 +22,56 @@ void require(bool ok, const std::string& what) {
 
 }  // namespace
 
+std::vector<CorpusConfig> DataConfig::training_corpora() const {
+  if (!corpora.empty()) return corpora;
+  return {CorpusConfig{train_src, train_tgt, 1.0, ""}};
+}
+
+std::vector<std::string> DataConfig::tags() const {
+  std::vector<std::string> out;
+  for (const CorpusConfig& c : corpora) {
+    if (!c.tag.empty() && std::find(out.begin(), out.end(), c.tag) == out.end()) out.push_back(c.tag);
+  }
+  return out;
+}
+
+std::string DataConfig::cache_dir_in(const std::string& out_dir) const {
+  if (!cache_dir.empty()) return cache_dir;
+  return (std::filesystem::path(out_dir) / "data_cache").string();
+}
+
+namespace {
+
+std::string normal_path(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::absolute(path, ec).lexically_normal().string();
+}
+
+void validate_corpora(const std::vector<CorpusConfig>& corpora) {
+  for (size_t i = 0; i < corpora.size(); ++i) {
+    const CorpusConfig& c = corpora[i];
+    const std::string name = "data.corpora[" + std::to_string(i) + "]";
+    require(!c.src.empty() && !c.tgt.empty(), name + " needs both \"src\" and \"tgt\".");
+    require(c.weight > 0 && std::isfinite(c.weight),
+            name + ".weight must be a positive number (got " + std::to_string(c.weight) + ").");
+    require(c.tag.find_first_of(" \t\n\r") == std::string::npos,
+            name + ".tag must be one token without spaces (got \"" + c.tag + "\").");
+    for (size_t j = 0; j < i; ++j) {
+      require(normal_path(corpora[j].src) != normal_path(c.src) || normal_path(corpora[j].tgt) != normal_path(c.tgt),
+              "data.corpora lists " + c.src + " / " + c.tgt + " twice (entries " + std::to_string(j) + " and " +
+                  std::to_string(i) + "); list it once and raise its weight instead.");
+    }
+  }
+}
+
+}  // namespace
+
 void DataConfig::validate() const {
-  require(!train_src.empty() && !train_tgt.empty(), "data.train_src and data.train_tgt must be set.");
+  require(corpora.empty() || (train_src.empty() && train_tgt.empty()),
+          "data.corpora replaces data.train_src and data.train_tgt; give one or the other.");
+  require(!corpora.empty() || (!train_src.empty() && !train_tgt.empty()),
+          "data.train_src and data.train_tgt (or data.corpora) must be set.");
+  validate_corpora(corpora);
   require(valid_src.empty() == valid_tgt.empty(),
           "data.valid_src and data.valid_tgt must be set together.");
   require(max_len > 0, "data.max_len must be positive (got " + std::to_string(max_len) + ").");

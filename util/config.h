@@ -12,14 +12,33 @@
 
 namespace nmt {
 
+// One training corpus of several (data.corpora).
+struct CorpusConfig {
+  std::string src, tgt;  // plain or .gz, line i of src aligned to line i of tgt
+  double weight = 1;     // its share of each epoch's pairs, against the others' weights (data/corpus_mix.h)
+  std::string tag;       // a token put before each of its source sentences (e.g. "<BT>"); "": none
+};
+
 struct DataConfig {
-  std::string train_src, train_tgt;  // plain or .gz, one sentence a line
+  std::string train_src, train_tgt;  // one corpus, or:
+  std::vector<CorpusConfig> corpora;  // several, with weights and tags
   std::string valid_src, valid_tgt;  // optional
   // Language codes of the pair (e.g. "de", "en"), which the server answers
-  // for; empty: taken from the training files' names (train.de.gz -> de).
+  // for; empty: taken from the (first) training files' names (train.de.gz -> de).
   std::string src_lang, tgt_lang;
   int64_t max_len = 128;             // subword tokens per side, before sos/eos
   double max_len_ratio = 3.0;        // longer/shorter side, in tokens; <= 0 disables
+  bool drop_identical = false;       // drop pairs whose sides are the same text
+  bool drop_duplicates = false;      // keep the first of equal pairs within a corpus (8 bytes a distinct pair while encoding)
+  // Where encoded corpora (and trained vocabularies) are kept, keyed by the
+  // files and settings, to be shared by runs; empty: OUT/data_cache.
+  std::string cache_dir;
+  // data.corpora, or the one corpus of train_src/train_tgt (weight 1, no tag).
+  std::vector<CorpusConfig> training_corpora() const;
+  // The tags of the corpora, each once, in order.
+  std::vector<std::string> tags() const;
+  // cache_dir, or OUT/data_cache.
+  std::string cache_dir_in(const std::string& out_dir) const;
   void validate() const;
 };
 

@@ -128,6 +128,23 @@ DataConfig data_config_from_json(const json& section, const std::string& origin)
   d.get("tgt_lang", out.tgt_lang);
   d.get("max_len", out.max_len);
   d.get("max_len_ratio", out.max_len_ratio);
+  d.get("drop_identical", out.drop_identical);
+  d.get("drop_duplicates", out.drop_duplicates);
+  d.get("cache_dir", out.cache_dir);
+  json corpora = json::array();
+  if (d.get("corpora", corpora)) {
+    if (!corpora.is_array()) throw UsageError("Config key 'data.corpora' in " + origin + " must be a list of {\"src\", \"tgt\", \"weight\", \"tag\"}.");
+    for (size_t i = 0; i < corpora.size(); ++i) {
+      CorpusConfig c;
+      SectionReader r(corpora[i], "data.corpora[" + std::to_string(i) + "]", origin);
+      r.get("src", c.src);
+      r.get("tgt", c.tgt);
+      r.get("weight", c.weight);
+      r.get("tag", c.tag);
+      r.reject_unknown();
+      out.corpora.push_back(c);
+    }
+  }
   d.reject_unknown();
   return out;
 }
@@ -254,7 +271,16 @@ json config_to_json(const Config& c) {
   j["data"] = {{"train_src", c.data.train_src},     {"train_tgt", c.data.train_tgt},
                {"valid_src", c.data.valid_src},     {"valid_tgt", c.data.valid_tgt},
                {"src_lang", c.data.src_lang},       {"tgt_lang", c.data.tgt_lang},
-               {"max_len", c.data.max_len},         {"max_len_ratio", c.data.max_len_ratio}};
+               {"max_len", c.data.max_len},         {"max_len_ratio", c.data.max_len_ratio},
+               {"drop_identical", c.data.drop_identical}, {"drop_duplicates", c.data.drop_duplicates},
+               {"cache_dir", c.data.cache_dir}};
+  if (!c.data.corpora.empty()) {
+    json corpora = json::array();
+    for (const CorpusConfig& k : c.data.corpora) {
+      corpora.push_back({{"src", k.src}, {"tgt", k.tgt}, {"weight", k.weight}, {"tag", k.tag}});
+    }
+    j["data"]["corpora"] = corpora;
+  }
   j["vocab"] = {{"model", c.vocab.model},
                 {"size", c.vocab.size},
                 {"type", c.vocab.type},

@@ -160,4 +160,12 @@ std::string SentencePieceVocab::id_to_piece(int32_t id) const {
   return piece;
 }
 
+int32_t SentencePieceVocab::piece_id(std::string_view piece) const {
+  for (int32_t id = 0; id < static_cast<int32_t>(size_); ++id) {
+    const char* p = spm_bridge().id_to_piece(model_, id);
+    if (p != nullptr && piece == p) return id;
+  }
+  return -1;
+}
+
 }  // namespace nmt::vocab

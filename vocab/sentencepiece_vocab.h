@@ -47,6 +47,8 @@ class SentencePieceVocab {
   int32_t bos_id() const { return bos_id_; }
   int32_t eos_id() const { return eos_id_; }
   std::string id_to_piece(int32_t id) const;
+  // The id of a piece (a tag such as "<BT>"); -1 when the model has none.
+  int32_t piece_id(std::string_view piece) const;
   const std::string& path() const { return path_; }
 
  private:

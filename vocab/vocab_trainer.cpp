@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <exception>
 #include <fstream>
 #include <thread>
 
@@ -20,33 +21,58 @@ text::LineReader open_corpus(const std::string& path) {
   return text::LineReader(path, text::kMaxLineBytes, text::LongLines::kSkip);
 }
 
-int64_t count_lines(const std::string& path) {
+struct SampledLine {
+  int64_t line;  // its place in the file, to write the sample in file order
+  std::string text;
+};
+
+// Algorithm R: the first `wanted` usable lines fill the reservoir, and line t
+// after them replaces a random one with probability wanted / (t + 1), which
+// leaves every subset of `wanted` lines equally likely, in one pass.
+std::vector<SampledLine> sample_file(const std::string& path, int64_t wanted, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<SampledLine> reservoir;
   text::LineReader reader = open_corpus(path);
   std::string_view line;
+  int64_t usable = 0;
   while (reader.next(line)) {
+    if (reader.skipped() || line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    const int64_t t = usable++;
+    if (t < wanted) {
+      reservoir.push_back({reader.line_number(), std::string(line)});
+      continue;
+    }
+    const auto j = static_cast<int64_t>(rng.below(static_cast<uint64_t>(t) + 1));
+    if (j < wanted) reservoir[static_cast<size_t>(j)] = {reader.line_number(), std::string(line)};
   }
-  return reader.line_number();
+  std::sort(reservoir.begin(), reservoir.end(),
+            [](const SampledLine& a, const SampledLine& b) { return a.line < b.line; });
+  return reservoir;
 }
 
-// Knuth's selection sampling (Algorithm S): line t of n is taken with
-// probability (wanted - taken) / (n - t), which yields exactly `wanted` lines,
-// every subset equally likely.
-int64_t sample_file(const std::string& path, int64_t wanted, Rng& rng, std::ofstream& out) {
-  const int64_t n = count_lines(path);
-  text::LineReader reader = open_corpus(path);
-  std::string_view line;
-  int64_t taken = 0, written = 0;
-  for (int64_t t = 0; reader.next(line); ++t) {
-    if (taken >= wanted) break;
-    const bool take = wanted >= n || rng.uniform() * static_cast<double>(n - t) < static_cast<double>(wanted - taken);
-    if (!take) continue;
-    ++taken;
-    if (reader.skipped() || line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    out.write(line.data(), static_cast<std::streamsize>(line.size()));
-    out.put('\n');
-    ++written;
+// Samples every file, `threads` files at a time.
+std::vector<std::vector<SampledLine>> sample_files(const std::vector<std::string>& files, int64_t share,
+                                                   uint64_t seed, int threads) {
+  std::vector<std::vector<SampledLine>> samples(files.size());
+  std::vector<std::exception_ptr> errors(files.size());
+  const size_t at_once = static_cast<size_t>(std::max(1, threads));
+  for (size_t first = 0; first < files.size(); first += at_once) {
+    std::vector<std::thread> pool;
+    for (size_t f = first; f < std::min(files.size(), first + at_once); ++f) {
+      pool.emplace_back([&, f] {
+        try {
+          samples[f] = sample_file(files[f], share, mix64(seed + f * kGoldenGamma));
+        } catch (...) {
+          errors[f] = std::current_exception();
+        }
+      });
+    }
+    for (auto& t : pool) t.join();
   }
-  return written;
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  return samples;
 }
 
 std::string join(const std::vector<std::string>& files) {
@@ -58,13 +84,20 @@ std::string join(const std::vector<std::string>& files) {
 }  // namespace
 
 int64_t write_training_sample(const std::vector<std::string>& files, int64_t max_lines,
-                              uint64_t seed, const std::string& out_path) {
+                              uint64_t seed, const std::string& out_path, int threads) {
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   if (!out) throw DataError("Cannot write the vocabulary training sample " + out_path + ".");
-  Rng rng(seed ^ 0x766F636162ull);  // "vocab": independent of other uses of the seed
   const int64_t share = std::max<int64_t>(1, max_lines / static_cast<int64_t>(files.size()));
+  // "vocab": independent of other uses of the seed
+  const auto samples = sample_files(files, share, seed ^ 0x766F636162ull, threads);
   int64_t written = 0;
-  for (const auto& file : files) written += sample_file(file, share, rng, out);
+  for (const auto& sample : samples) {
+    for (const SampledLine& l : sample) {
+      out.write(l.text.data(), static_cast<std::streamsize>(l.text.size()));
+      out.put('\n');
+      ++written;
+    }
+  }
   out.close();
   if (!out) throw DataError("Cannot write the vocabulary training sample " + out_path + " (disk full?).");
   return written;
@@ -77,13 +110,15 @@ void train_sentencepiece(const std::vector<std::string>& files, const std::strin
     std::string path;
     ~Cleanup() { std::remove(path.c_str()); }
   } cleanup{sample};
-  const int64_t lines = write_training_sample(files, options.max_lines, options.seed, sample);
+  const int threads = options.threads > 0 ? options.threads
+                                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t lines = write_training_sample(files, options.max_lines, options.seed, sample, threads);
   if (lines == 0) {
     throw DataError("Cannot train a vocabulary: " + join(files) + " contain no non-empty lines.");
   }
-  const int threads = options.threads > 0 ? options.threads
-                                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const std::vector<std::pair<std::string, std::string>> args = {
+  std::string user_symbols;
+  for (const std::string& symbol : options.user_symbols) user_symbols += (user_symbols.empty() ? "" : ",") + symbol;
+  std::vector<std::pair<std::string, std::string>> args = {
       {"input", sample},
       {"model_prefix", model_prefix},
       {"model_type", options.type},
@@ -99,6 +134,7 @@ void train_sentencepiece(const std::vector<std::string>& files, const std::strin
       {"num_threads", std::to_string(threads)},
       {"minloglevel", "1"},
   };
+  if (!user_symbols.empty()) args.push_back({"user_defined_symbols", user_symbols});
   std::vector<const char*> keys, values;
   for (const auto& [k, v] : args) {
     keys.push_back(k.c_str());

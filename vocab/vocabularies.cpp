@@ -1,12 +1,17 @@
 #include "vocab/vocabularies.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "util/config.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/file_identity.h"
 #include "vocab/vocab_trainer.h"
 
 namespace nmt::vocab {
@@ -21,7 +26,9 @@ constexpr int kFormat = 1;
 json settings_of(const Config& config) {
   const VocabConfig& v = config.vocab;
   if (!v.model.empty()) return {{"model", fs::absolute(v.model).lexically_normal().string()}};
-  return {{"type", v.type}, {"size", v.size}, {"joint", v.joint}};
+  json settings = {{"type", v.type}, {"size", v.size}, {"joint", v.joint}};
+  if (!config.data.tags().empty()) settings["tags"] = config.data.tags();
+  return settings;
 }
 
 void write_json_atomically(const json& j, const fs::path& path) {
@@ -76,6 +83,67 @@ void train_model(const std::vector<std::string>& files, const fs::path& dir, con
   fs::rename(tmp_prefix.string() + ".model", dir / (name + ".model"));
 }
 
+std::vector<std::string> side_files(const Config& config, bool src, bool tgt) {
+  std::vector<std::string> files;
+  for (const CorpusConfig& c : config.data.training_corpora()) {
+    if (src) files.push_back(c.src);
+    if (tgt) files.push_back(c.tgt);
+  }
+  return files;
+}
+
+// Trains the model(s) into dir; returns the manifest's file entries.
+json train_models(const Config& config, const fs::path& dir) {
+  const VocabConfig& vc = config.vocab;
+  VocabTrainOptions options;
+  options.type = vc.type;
+  options.size = vc.size;
+  options.max_lines = vc.max_train_lines;
+  options.seed = static_cast<uint64_t>(config.train.seed);
+  options.threads = static_cast<int>(config.train.threads);
+  options.user_symbols = config.data.tags();  // tags go before source sentences
+  if (vc.joint) {
+    train_model(side_files(config, true, true), dir, "spm", options);
+    return {{"joint", true}, {"src", "spm.model"}, {"tgt", "spm.model"}};
+  }
+  train_model(side_files(config, true, false), dir, "src", options);
+  options.user_symbols.clear();
+  train_model(side_files(config, false, true), dir, "tgt", options);
+  return {{"joint", false}, {"src", "src.model"}, {"tgt", "tgt.model"}};
+}
+
+// Where the data cache keeps a vocabulary trained on these files with these settings.
+fs::path cached_vocabulary_dir(const Config& config, const std::string& out_dir, const json& settings) {
+  Fnv1a h;
+  h.text("nmt vocabulary 1");
+  h.text(settings.dump());
+  for (const std::string& file : side_files(config, true, true)) hash_file_identity(h, file);
+  h.value(config.vocab.max_train_lines);
+  h.value(config.train.seed);
+  return fs::path(config.data.cache_dir_in(out_dir)) / ("vocab-" + hex_digest(h.digest()));
+}
+
+std::vector<std::string> model_files(const json& manifest) {
+  std::vector<std::string> files = {manifest["src"].get<std::string>()};
+  if (!manifest["joint"].get<bool>()) files.push_back(manifest["tgt"].get<std::string>());
+  return files;
+}
+
+// A copy of a finished OUT/vocab/ in the cache, made under a temporary name
+// and renamed, so that a half-made copy is never taken. Failing to keep it
+// costs a later run time, not this one: it is not an error.
+void keep_in_cache(const fs::path& dir, const json& manifest, const fs::path& cached) {
+  std::error_code ec;
+  const fs::path tmp = cached.string() + ".tmp-" + std::to_string(::getpid());
+  fs::create_directories(tmp, ec);
+  for (const std::string& file : model_files(manifest)) {
+    if (!ec) fs::copy_file(dir / file, tmp / file, fs::copy_options::overwrite_existing, ec);
+  }
+  if (!ec) write_json_atomically(manifest, tmp / "vocab.json");
+  if (!ec) fs::rename(tmp, cached, ec);
+  if (ec) fs::remove_all(tmp, ec);
+}
+
 }  // namespace
 
 Vocabularies prepare_vocabularies(const Config& config, const std::string& out_dir) {
@@ -97,32 +165,52 @@ Vocabularies prepare_vocabularies(const Config& config, const std::string& out_d
   fs::create_directories(dir, ec);
   if (ec) throw DataError("Cannot create " + dir.string() + ": " + ec.message() + ".");
 
-  const VocabConfig& vc = config.vocab;
   json manifest = {{"format", kFormat}, {"settings", wanted}};
-  if (!vc.model.empty()) {
-    copy_model(vc.model, dir / "spm.model");
+  std::string cached_from;
+  double seconds = 0;
+  if (!config.vocab.model.empty()) {
+    copy_model(config.vocab.model, dir / "spm.model");
     manifest.update({{"joint", true}, {"src", "spm.model"}, {"tgt", "spm.model"}});
   } else {
-    VocabTrainOptions options;
-    options.type = vc.type;
-    options.size = vc.size;
-    options.max_lines = vc.max_train_lines;
-    options.seed = static_cast<uint64_t>(config.train.seed);
-    options.threads = static_cast<int>(config.train.threads);
-    const std::string& src = config.data.train_src;
-    const std::string& tgt = config.data.train_tgt;
-    if (vc.joint) {
-      train_model({src, tgt}, dir, "spm", options);
-      manifest.update({{"joint", true}, {"src", "spm.model"}, {"tgt", "spm.model"}});
+    const fs::path cached = cached_vocabulary_dir(config, out_dir, wanted);
+    if (fs::exists(cached / "vocab.json", ec)) {
+      const json files = read_manifest(cached / "vocab.json");
+      for (const std::string& file : model_files(files)) copy_model((cached / file).string(), dir / file);
+      manifest.update({{"joint", files["joint"]}, {"src", files["src"]}, {"tgt", files["tgt"]}});
+      cached_from = cached.string();
     } else {
-      train_model({src}, dir, "src", options);
-      train_model({tgt}, dir, "tgt", options);
-      manifest.update({{"joint", false}, {"src", "src.model"}, {"tgt", "tgt.model"}});
+      const auto started = std::chrono::steady_clock::now();
+      manifest.update(train_models(config, dir));
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      keep_in_cache(dir, manifest, cached);
     }
   }
   Vocabularies v = load_manifest(dir, manifest);
+  v.cached_from = cached_from;
+  v.seconds = seconds;
   write_json_atomically(manifest, manifest_path);  // last: marks the directory complete
   return v;
+}
+
+Vocabularies adopt_vocabularies(const std::string& run_dir, const std::string& out_dir) {
+  const fs::path from = fs::path(run_dir) / "vocab", dir = fs::path(out_dir) / "vocab";
+  load_vocabularies(run_dir);  // a run directory with usable vocabularies
+  const json manifest = read_manifest(from / "vocab.json");
+  std::error_code ec;
+  if (fs::exists(dir / "vocab.json", ec)) {
+    for (const std::string& file : model_files(manifest)) {
+      if (!fs::exists(dir / file, ec) || read_file_bytes((dir / file).string()) != read_file_bytes((from / file).string())) {
+        throw DataError((dir / file).string() + " is not the vocabulary of " + run_dir +
+                        " that this run started from; use another output directory.");
+      }
+    }
+  } else {
+    fs::create_directories(dir, ec);
+    if (ec) throw DataError("Cannot create " + dir.string() + ": " + ec.message() + ".");
+    for (const std::string& file : model_files(manifest)) copy_model((from / file).string(), dir / file);
+    write_json_atomically(manifest, dir / "vocab.json");
+  }
+  return load_manifest(dir, manifest);
 }
 
 Vocabularies load_vocabularies(const std::string& model_dir) {

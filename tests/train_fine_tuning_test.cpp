@@ -1,0 +1,105 @@
+// trainer --init-from: a new run from a finished one equals starting by hand
+// from its weights and vocabulary; changes of shape or vocabulary are
+// refused by name; --init-keep-optimizer goes on with its optimizer and step.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+
+#include "storage/checkpoint.h"
+#include "storage/model_dir.h"
+#include "storage/state_dict.h"
+#include "tests/train_test_util.h"
+#include "train/trainer.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace nmt::train {
+namespace {
+
+TrainResult train(const std::string& config_path, const std::string& out, const std::string& init_from,
+                  std::vector<std::string> overrides = {}, bool keep_optimizer = false) {
+  TrainerOptions o;
+  o.config_path = config_path;
+  o.out_dir = out;
+  o.init_from = init_from;
+  o.init_keep_optimizer = keep_optimizer;
+  o.overrides = std::move(overrides);
+  o.progress_on_terminal = false;
+  return run_training(o);
+}
+
+class FineTuning : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto base = test::tiny_training_config(dir_.root(), 80);
+    base["train"]["max_steps"] = 6;
+    test::write_json(dir_.path("base.json"), base);
+    train(dir_.path("base.json"), dir_.path("base"), "");
+    // New data (the back-translation pairs as plain in-domain data), other
+    // training settings, and no model or vocabulary section: those come from the run.
+    auto tuned = base;
+    test::use_weighted_corpora(tuned, dir_.root());
+    tuned["data"]["corpora"][1].erase("tag");
+    tuned["train"]["max_steps"] = 5;
+    tuned["train"]["lr"] = 0.5;
+    tuned.erase("model");
+    tuned.erase("vocab");
+    tuned_ = tuned;
+    test::write_json(dir_.path("tuned.json"), tuned);
+  }
+  test::TempDir dir_;
+  nlohmann::json tuned_;
+};
+
+TEST_F(FineTuning, EqualsStartingByHandFromTheRunsWeightsAndVocabulary) {
+  const TrainResult r = train(dir_.path("tuned.json"), dir_.path("ft"), dir_.path("base"));
+  EXPECT_EQ(r.step, 5) << "a fresh run: its own step count";
+
+  // By hand: the run's vocabulary as vocab.model, its model section, its weights as a state_dict.
+  const auto chosen = storage::choose_checkpoint(storage::ModelDirPaths(dir_.path("base")));
+  storage::write_state_dict_file(dir_.path("start.pt"), storage::load_checkpoint(chosen.path).weights);
+  auto by_hand = tuned_;
+  by_hand["model"] = test::read_json(dir_.path("base/config.json"))["model"];
+  by_hand["vocab"] = {{"model", dir_.path("base/vocab/spm.model")}};
+  test::write_json(dir_.path("by_hand.json"), by_hand);
+  TrainerOptions o;
+  o.config_path = dir_.path("by_hand.json");
+  o.out_dir = dir_.path("hand");
+  o.init_state_dict = dir_.path("start.pt");
+  o.progress_on_terminal = false;
+  run_training(o);
+
+  const auto a = storage::load_checkpoint(dir_.path("ft/checkpoints/last.pt"));
+  const auto b = storage::load_checkpoint(dir_.path("hand/checkpoints/last.pt"));
+  ASSERT_EQ(a.weights.size(), b.weights.size());
+  for (const auto& [name, t] : a.weights) EXPECT_TRUE(torch::equal(t, b.weights.at(name))) << name;
+  const auto start = storage::load_checkpoint(chosen.path);
+  EXPECT_FALSE(torch::equal(a.weights.begin()->second, start.weights.at(a.weights.begin()->first)))
+      << "it trained";
+  // The new directory stands alone: the run's vocabulary and shape are in it.
+  EXPECT_EQ(read_file_bytes(dir_.path("ft/vocab/spm.model")), read_file_bytes(dir_.path("base/vocab/spm.model")));
+  EXPECT_EQ(test::read_json(dir_.path("ft/config.json"))["model"]["d_model"], 16);
+}
+
+TEST_F(FineTuning, ChangesOfShapeOrVocabularyAreRefusedByName) {
+  EXPECT_TRUE(test::throws_with<UsageError>(
+      [&] { train(dir_.path("tuned.json"), dir_.path("x"), dir_.path("base"), {"model.d_model=32", "vocab.size=80"}); },
+      {"model.d_model is 16 there, 32 here", "vocab.size is 60 there, 80 here", "--init-from"}));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path("x/checkpoints")));
+  // Dropout is no part of the shape.
+  EXPECT_EQ(train(dir_.path("tuned.json"), dir_.path("y"), dir_.path("base"), {"model.drop_prob=0.3"}).step, 5);
+  EXPECT_TRUE(test::throws_with<UsageError>([&] { train(dir_.path("tuned.json"), dir_.path("z"), dir_.path("none")); },
+                                            {dir_.path("none"), "finished run"}));
+}
+
+TEST_F(FineTuning, KeepingTheOptimizerGoesOnFromTheRunsStep) {
+  const TrainResult r = train(dir_.path("tuned.json"), dir_.path("keep"), dir_.path("base"),
+                              {"train.max_steps=10"}, /*keep_optimizer=*/true);
+  EXPECT_EQ(r.step, 10) << "steps 7 to 10 after the run's 6";
+  const std::string log = test::read_text(dir_.path("keep/train.log"));
+  EXPECT_NE(log.find("its optimizer and schedule at step 6"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace nmt::train

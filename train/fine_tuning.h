@@ -1,0 +1,33 @@
+// trainer --init-from RUN_DIR --config NEW.json: a new run that starts from
+// a finished run's model, with its vocabulary and model shape, on NEW.json's
+// data and training settings. The optimizer and the learning-rate schedule
+// start afresh, or, with --init-keep-optimizer, go on from the run's last
+// checkpoint (its Adam moments, its schedule and its step count: what
+// continuing that run by hand on new data would do).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "storage/checkpoint.h"
+
+namespace nmt::train {
+
+// NEW.json (overrides applied) with the run's model and vocabulary sections.
+// Keys of those sections that NEW.json gives with other values than the run
+// are a UsageError naming each (dropout may change: it is no part of the
+// shape).
+nlohmann::json fine_tuning_config(const nlohmann::json& wanted, const std::string& run_dir);
+
+struct FineTuningStart {
+  storage::Checkpoint checkpoint;  // the weights (with keep_optimizer: all of it)
+  std::string path, why;           // which file, and why that one
+};
+
+// The run's checkpoint that the translator would load (best.pt or
+// average.pt by their scores), or last.pt with keep_optimizer. A missing or
+// damaged run directory is a DataError naming it.
+FineTuningStart read_fine_tuning_start(const std::string& run_dir, bool keep_optimizer);
+
+}  // namespace nmt::train
