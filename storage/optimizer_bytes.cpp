@@ -106,7 +106,7 @@ std::string optimizer_bytes(const torch::optim::Adam& optimizer) {
       if (s.max_exp_avg_sq().defined()) dict[param + "max_exp_avg_sq"] = s.max_exp_avg_sq().detach().cpu();
     }
   }
-  return std::string(kMagic, kMagicSize) + state_dict_to_bytes(dict);
+  return state_dict_to_bytes(dict, std::string_view(kMagic, kMagicSize));
 }
 
 void load_optimizer_bytes(torch::optim::Adam& optimizer, const std::string& bytes, const std::string& origin) {

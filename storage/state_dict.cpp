@@ -97,11 +97,18 @@ StateDict state_dict_from_bytes(const std::string& bytes, const std::string& ori
   return out;
 }
 
-std::string state_dict_to_bytes(const StateDict& dict) {
+// The pickled archive exists twice for a moment (LibTorch's vector, our
+// string): a checkpoint's Adam moments are the largest thing it writes, so
+// no third copy is made for a prefix.
+std::string state_dict_to_bytes(const StateDict& dict, std::string_view prefix) {
   c10::Dict<std::string, torch::Tensor> d;
   for (const auto& [name, tensor] : dict) d.insert(name, tensor.detach().cpu().contiguous());
   std::vector<char> data = torch::pickle_save(c10::IValue(d));
-  return std::string(data.begin(), data.end());
+  std::string bytes;
+  bytes.reserve(prefix.size() + data.size());
+  bytes.append(prefix);
+  bytes.append(data.data(), data.size());
+  return bytes;
 }
 
 StateDict read_state_dict_file(const std::string& path) {

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <torch/types.h>
 
@@ -32,6 +33,7 @@ void write_state_dict_file(const std::string& path, const StateDict& dict);
 // whose tensors claim more elements than it stores, is a DataError naming
 // origin.
 StateDict state_dict_from_bytes(const std::string& bytes, const std::string& origin);
-std::string state_dict_to_bytes(const StateDict& dict);
+// `prefix` goes before the bytes (a format's magic) without a copy of them.
+std::string state_dict_to_bytes(const StateDict& dict, std::string_view prefix = {});
 
 }  // namespace nmt::storage
