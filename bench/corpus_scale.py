@@ -18,6 +18,9 @@ highest RssAnon. Disk: the text, the id cache and the vocabulary.
 
   bench/corpus_scale.py OUT_DIR [PAIRS ...]     (default 1000000 5000000 20000000)
 
+The sentences come from NMT_MULTI30K (default ../shared/data/multi30k, its
+train.de.gz and train.en.gz); without them, from a toy language.
+
 Run from the repository root after scripts/build.sh (build/trainer and
 build/data_bench). A size's corpus is generated once and kept in OUT_DIR.
 """
@@ -29,6 +32,7 @@ import sys
 import time
 
 BUILD = os.environ.get("NMT_BUILD_DIR", "build")
+MULTI30K = os.path.abspath(os.environ.get("NMT_MULTI30K", "../shared/data/multi30k"))
 
 
 def status_kib(pid, key):
@@ -118,8 +122,8 @@ def measure(out, pairs):
     work = os.path.abspath(os.path.join(out, str(pairs)))
     os.makedirs(work, exist_ok=True)
     if not os.path.exists(f"{work}/gen.en.gz"):
-        subprocess.run([f"{BUILD}/data_bench", "--phase", "generate", "--pairs", str(pairs), "--work", work],
-                       check=True)
+        subprocess.run([f"{BUILD}/data_bench", "--phase", "generate", "--pairs", str(pairs), "--work", work,
+                        "--shared", MULTI30K], check=True)
     subprocess.run(["rm", "-rf", f"{work}/cache", f"{work}/run1", f"{work}/run2"], check=True)
     config = f"{work}/config.json"
     with open(config, "w") as f:

@@ -45,18 +45,23 @@ nlohmann::json iterator_state_to_json(const IteratorState& s) {
 
 IteratorState iterator_state_from_json(const nlohmann::json& j) {
   IteratorState s;
+  if (j.is_object() && j.value("order", 0) != kOrder) {
+    throw DataError("The saved data position was written by an earlier version of the trainer, which ordered epochs "
+                    "differently: resuming would repeat some pairs of this epoch and skip others. Finish that run with "
+                    "the version that started it, or start a new run from it with --init-from (and "
+                    "--init-keep-optimizer to keep its optimizer and schedule).");
+  }
   try {
     s.seed = j.at("seed").get<uint64_t>();
     s.epoch = j.at("epoch").get<int64_t>();
     s.next_batch = j.at("next_batch").get<int64_t>();
     s.num_pairs = j.at("num_pairs").get<int64_t>();
     s.batch_tokens = j.at("batch_tokens").get<int64_t>();
-    // States saved before several corpora and windows: one corpus, one window.
-    s.window = j.value("window", int64_t{0});
-    s.corpus_pairs = j.value("corpus_pairs", std::vector<int64_t>{s.num_pairs});
-    s.weights = j.value("weights", std::vector<double>{});
-    s.window_draws = j.value("window_draws", kWindowDraws);
-    s.pairs_seen = j.value("pairs_seen", std::vector<int64_t>{});
+    s.window = j.at("window").get<int64_t>();
+    s.corpus_pairs = j.at("corpus_pairs").get<std::vector<int64_t>>();
+    s.weights = j.at("weights").get<std::vector<double>>();
+    s.window_draws = j.at("window_draws").get<int64_t>();
+    s.pairs_seen = j.at("pairs_seen").get<std::vector<int64_t>>();
   } catch (const nlohmann::json::exception& e) {
     throw DataError("The saved data position " + j.dump() + " is damaged: " + e.what());
   }
@@ -188,14 +193,18 @@ void BatchIterator::restore(const IteratorState& s) {
     throw DataError("Cannot continue: the data position was saved with planning windows of " +
                     std::to_string(s.window_draws) + " pairs, this run plans " + std::to_string(window_draws_) + ".");
   }
+  const auto outside = [&] {
+    return DataError("Cannot continue: the saved data position (window " + std::to_string(s.window) + ", batch " +
+                     std::to_string(s.next_batch) + ") lies outside epoch " + std::to_string(s.epoch) + ".");
+  };
+  if (s.epoch < 0 || s.window < 0 || s.next_batch < 0) throw outside();
   seed_ = s.seed;
   start_epoch(s.epoch);
   window_ = s.window;
   const bool past_end = window_ >= windows_in_epoch();
   if (!past_end) plan_current_window();
-  if (s.window < 0 || s.next_batch < 0 || s.next_batch > (past_end ? 0 : plan_.size())) {
-    throw DataError("Cannot continue: the saved data position (window " + std::to_string(s.window) + ", batch " +
-                    std::to_string(s.next_batch) + ") lies outside epoch " + std::to_string(s.epoch) + ".");
+  if (s.next_batch > (past_end ? 0 : plan_.size())) {
+    throw outside();
   }
   next_ = s.next_batch;
   if (s.pairs_seen.size() == seen_.size()) seen_ = s.pairs_seen;

@@ -57,6 +57,27 @@ void remove_stale_temporaries(const std::string& cache_dir, const std::string& c
   }
 }
 
+// Why no cache could be used, when there was no file of this key: other
+// caches of the same source file mean the vocabulary, the filters or the
+// files changed since.
+std::string absent_because(const std::string& cache_dir, const std::string& src_path) {
+  const std::string prefix = fs::path(src_path).filename().string() + "-";
+  const auto cache_of_this_file = [&](const std::string& name) {  // <prefix><16 hex digits>.ids
+    return name.size() == prefix.size() + 20 && name.rfind(prefix, 0) == 0 &&
+           name.find_first_not_of("0123456789abcdef", prefix.size()) == prefix.size() + 16 &&
+           name.compare(prefix.size() + 16, 4, ".ids") == 0;
+  };
+  int others = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cache_dir, ec)) {
+    if (cache_of_this_file(entry.path().filename().string())) ++others;
+  }
+  if (others == 0) return "there is none yet";
+  return "there is none for this vocabulary, these filters and this version of the files yet (" +
+         std::to_string(others) + " other cache" + (others == 1 ? "" : "s") + " of " +
+         fs::path(src_path).filename().string() + " there)";
+}
+
 int encoding_threads(const EncodeOptions& options) {
   return options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
@@ -103,6 +124,7 @@ PreparedCorpus prepare_encoded_corpus(const std::string& src_path, const std::st
     prepared.reused = true;
     return prepared;
   }
+  if (prepared.rebuilt_because == kNoCacheFile) prepared.rebuilt_because = absent_because(options.cache_dir, src_path);
 
   const auto started = std::chrono::steady_clock::now();
   remove_stale_temporaries(options.cache_dir, path);

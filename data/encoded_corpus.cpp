@@ -163,7 +163,7 @@ std::shared_ptr<const EncodedCorpus> EncodedCorpus::open(const std::string& path
     return nullptr;
   };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(errno == ENOENT ? "there is none yet" : std::string("it cannot be opened: ") + std::strerror(errno));
+  if (fd < 0) return fail(errno == ENOENT ? kNoCacheFile : std::string("it cannot be opened: ") + std::strerror(errno));
   struct stat st {};
   void* map = MAP_FAILED;
   if (fstat(fd, &st) == 0 && st.st_size > 0) {
@@ -250,11 +250,19 @@ std::vector<int32_t> EncodedCorpus::tgt(int64_t i) const {
 EncodedCorpusWriter::EncodedCorpusWriter(std::string path, uint64_t key, int token_bytes)
     : path_(std::move(path)), key_(key), token_bytes_(token_bytes) {
   const std::string tmp = path_ + temporary_suffix();
-  open_spill(out_, tmp);
-  open_spill(begin_, tmp + ".begin");
-  open_spill(src_len_, tmp + ".srclen");
-  const CacheHeader placeholder{};
-  write(out_, &placeholder, sizeof placeholder);
+  try {
+    open_spill(out_, tmp);
+    open_spill(begin_, tmp + ".begin");
+    open_spill(src_len_, tmp + ".srclen");
+    const CacheHeader placeholder{};
+    write(out_, &placeholder, sizeof placeholder);
+  } catch (...) {  // no destructor runs for a constructor that throws
+    close_all();
+    for (Spill* s : {&out_, &begin_, &src_len_}) {
+      if (!s->path.empty()) std::remove(s->path.c_str());
+    }
+    throw;
+  }
 }
 
 EncodedCorpusWriter::~EncodedCorpusWriter() {

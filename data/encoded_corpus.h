@@ -20,6 +20,9 @@
 
 namespace nmt::data {
 
+// What EncodedCorpus::open says when there is no file at all.
+constexpr const char* kNoCacheFile = "there is none yet";
+
 class EncodedCorpus {
  public:
   // Maps a cache file. Returns nullptr when it is absent, damaged, of

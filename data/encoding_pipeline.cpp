@@ -68,8 +68,11 @@ class Pipeline {
 
   void run(const std::function<void(const EncodedChunk&)>& consume) {
     std::vector<std::thread> threads;
-    threads.emplace_back([this] { guarded([this] { read_all(); }); });
-    for (int e = 0; e < encoders_; ++e) threads.emplace_back([this] { guarded([this] { encode_all(); }); });
+    // A thread that cannot start (a thread limit) stops the others, which are joined before the error goes on.
+    guarded([&] {
+      threads.emplace_back([this] { guarded([this] { read_all(); }); });
+      for (int e = 0; e < encoders_; ++e) threads.emplace_back([this] { guarded([this] { encode_all(); }); });
+    });
     guarded([&] { consume_all(consume); });
     for (auto& t : threads) t.join();
     if (error_) std::rethrow_exception(error_);

@@ -53,8 +53,9 @@ TrainingData prepare_training_data(const Config& config, const vocab::Vocabulari
       s.tag_id = vocabs.src->piece_id(c.tag);
       if (s.tag_id < 0) {
         throw DataError("The tag \"" + c.tag + "\" of the corpus " + c.src + " is not a piece of the source vocabulary " +
-                        vocabs.src->path() + "; a vocabulary trained here has every tag of data.corpora, a given "
-                        "vocab.model must have it as a user-defined symbol.");
+                        vocabs.src->path() + ": a vocabulary trained by a run has the tags of its data.corpora; a "
+                        "given vocab.model, or the vocabulary of a run being fine-tuned, must already hold it (as a "
+                        "user-defined symbol).");
       }
     }
     data.train_caches.push_back(prepare_encoded_corpus(c.src, c.tgt, *vocabs.src, *vocabs.tgt, options));

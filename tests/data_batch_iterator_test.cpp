@@ -8,6 +8,7 @@
 
 #include "data/batch_iterator.h"
 #include "data/encoded_corpus.h"
+#include "tests/test_support.h"
 #include "util/error.h"
 #include "util/random.h"
 
@@ -167,6 +168,17 @@ TEST(DataBatchIterator, RestoreOntoAnotherCorpusOrBudgetIsRefused) {
   s.next_batch = 1000000;
   EXPECT_THROW(it.restore(s), DataError);
   EXPECT_THROW(iterator_state_from_json(nlohmann::json{{"seed", 1}}), DataError);
+  // A damaged window is refused before anything is planned from it.
+  IteratorState negative = it.state();
+  negative.window = -2;
+  EXPECT_THROW(it.restore(negative), DataError);
+}
+
+// A position saved before epochs were ordered in windows counts batches of
+// another order: refused, not silently continued in this one.
+TEST(DataBatchIterator, APositionSavedByTheEarlierOrderIsRefused) {
+  const nlohmann::json old = {{"seed", 1}, {"epoch", 3}, {"next_batch", 500}, {"num_pairs", 29000}, {"batch_tokens", 4096}};
+  EXPECT_TRUE(test::throws_with<DataError>([&] { iterator_state_from_json(old); }, {"earlier version", "--init-from"}));
 }
 
 TEST(DataBatchIterator, SortedBatchesAreFixedAndComplete) {

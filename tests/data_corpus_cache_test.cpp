@@ -189,6 +189,10 @@ TEST_F(CorpusCacheTest, CacheIsReusedUntilCorpusOrVocabularyChanges) {
   const PreparedCorpus revocab = prepare_encoded_corpus(src, tgt, *v2.src, *v2.tgt, o);
   EXPECT_FALSE(revocab.reused);
   EXPECT_NE(revocab.corpus->path(), changed.corpus->path()) << "a cache per vocabulary, side by side";
+  EXPECT_NE(revocab.rebuilt_because.find("there is none for this vocabulary, these filters and this version of the "
+                                         "files yet (3 other caches of c.de there)"),
+            std::string::npos)
+      << revocab.rebuilt_because;
   // The cache now holds the new model's ids: the first kept pair, re-encoded.
   for (size_t line = 0; line < de.size(); ++line) {
     const auto s_ids = v2.src->encode(de[line]), t_ids = v2.tgt->encode(en.at(line));
@@ -299,6 +303,25 @@ TEST_F(CorpusCacheTest, TemporariesOfKilledBuildsGoThoseOfLiveOnesStay) {
   EXPECT_FALSE(fs::exists(dead)) << "a build killed on this machine";
   EXPECT_TRUE(fs::exists(live)) << "a build still running (another run sharing the cache)";
   EXPECT_TRUE(fs::exists(other_host)) << "another machine's processes are not known here";
+}
+
+// Several corpora: one whose sides differ in length stops the run naming its
+// files; the good corpus's cache stays whole, the bad one leaves nothing.
+TEST_F(CorpusCacheTest, AMisalignedCorpusOfSeveralIsNamedAndLeavesNoCache) {
+  test::write_file(local_.path("m.de"), "Ein Hund.\nEin Kind.\nEin Mann.\n");
+  test::write_file(local_.path("m.en"), "A dog.\nA child.\n");
+  Config config;
+  config.data.corpora = {{dir_->path("train.de.gz"), dir_->path("train.en"), 1.0, ""},
+                         {local_.path("m.de"), local_.path("m.en"), 2.0, ""}};
+  config.data.cache_dir = local_.path("cache");
+  EXPECT_TRUE(test::throws_with<DataError>([&] { prepare_training_data(config, *vocabs_, local_.path("out")); },
+                                           {local_.path("m.de"), local_.path("m.en")}));
+  const auto caches = caches_in(local_.path("cache"));
+  ASSERT_EQ(caches.size(), 1u);
+  EXPECT_EQ(caches[0].rfind("train.de.gz-", 0), 0u);
+  for (const auto& entry : fs::directory_iterator(local_.path("cache"))) {
+    EXPECT_EQ(entry.path().extension(), ".ids") << "left: " << entry.path();
+  }
 }
 
 TEST_F(CorpusCacheTest, ASharedCacheDirectoryServesAnotherRunAtOnce) {

@@ -61,7 +61,7 @@ FineTuningStart read_fine_tuning_start(const std::string& run_dir, bool keep_opt
   FineTuningStart start;
   if (keep_optimizer) {
     start.path = paths.last;
-    start.why = "the run's last checkpoint, with its optimizer";
+    start.why = "its last checkpoint";
   } else {
     const storage::CheckpointChoice choice = storage::choose_checkpoint(paths);
     start.path = choice.path;

@@ -219,9 +219,9 @@ void Trainer::start_from_run() {
     lr_schedule_->restore(start.checkpoint.state.at("schedule"));
     state_.step = start.checkpoint.step();
   }
-  log_->info("fine-tuning {} from {} ({}){}", options_.init_from, start.path, start.why,
-             options_.init_keep_optimizer ? fmt::format(", its optimizer and schedule at step {}", state_.step)
-                                          : std::string(", a fresh optimizer and schedule"));
+  log_->info("fine-tuning the run {}: weights from {} ({}), {}", options_.init_from, start.path, start.why,
+             options_.init_keep_optimizer ? fmt::format("its optimizer and schedule at step {}", state_.step)
+                                          : std::string("a fresh optimizer and schedule"));
 }
 
 }  // namespace nmt::train

@@ -29,7 +29,7 @@ struct DataConfig {
   int64_t max_len = 128;             // subword tokens per side, before sos/eos
   double max_len_ratio = 3.0;        // longer/shorter side, in tokens; <= 0 disables
   bool drop_identical = false;       // drop pairs whose sides are the same text
-  bool drop_duplicates = false;      // keep the first of equal pairs within a corpus (8 bytes a distinct pair while encoding)
+  bool drop_duplicates = false;      // keep the first of equal pairs within a corpus (16-32 bytes a distinct pair while encoding)
   // Where encoded corpora (and trained vocabularies) are kept, keyed by the
   // files and settings, to be shared by runs; empty: OUT/data_cache.
   std::string cache_dir;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <exception>
 #include <fstream>
+#include <system_error>
 #include <thread>
 
 #include "text/line_reader.h"
@@ -59,13 +60,18 @@ std::vector<std::vector<SampledLine>> sample_files(const std::vector<std::string
   for (size_t first = 0; first < files.size(); first += at_once) {
     std::vector<std::thread> pool;
     for (size_t f = first; f < std::min(files.size(), first + at_once); ++f) {
-      pool.emplace_back([&, f] {
+      auto work = [&, f] {
         try {
           samples[f] = sample_file(files[f], share, mix64(seed + f * kGoldenGamma));
         } catch (...) {
           errors[f] = std::current_exception();
         }
-      });
+      };
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        work();  // no thread to be had (a thread limit): on this one
+      }
     }
     for (auto& t : pool) t.join();
   }

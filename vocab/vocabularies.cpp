@@ -133,14 +133,20 @@ std::vector<std::string> model_files(const json& manifest) {
 // and renamed, so that a half-made copy is never taken. Failing to keep it
 // costs a later run time, not this one: it is not an error.
 void keep_in_cache(const fs::path& dir, const json& manifest, const fs::path& cached) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const fs::path tmp = cached.string() + ".tmp-" + host + "-" + std::to_string(::getpid());
   std::error_code ec;
-  const fs::path tmp = cached.string() + ".tmp-" + std::to_string(::getpid());
-  fs::create_directories(tmp, ec);
-  for (const std::string& file : model_files(manifest)) {
-    if (!ec) fs::copy_file(dir / file, tmp / file, fs::copy_options::overwrite_existing, ec);
+  try {
+    fs::create_directories(tmp, ec);
+    for (const std::string& file : model_files(manifest)) {
+      if (!ec) fs::copy_file(dir / file, tmp / file, fs::copy_options::overwrite_existing, ec);
+    }
+    if (!ec) write_json_atomically(manifest, tmp / "vocab.json");
+    if (!ec) fs::rename(tmp, cached, ec);
+  } catch (const std::exception&) {
+    ec = std::make_error_code(std::errc::io_error);
   }
-  if (!ec) write_json_atomically(manifest, tmp / "vocab.json");
-  if (!ec) fs::rename(tmp, cached, ec);
   if (ec) fs::remove_all(tmp, ec);
 }
 
