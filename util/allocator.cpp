@@ -113,11 +113,6 @@ SideArena::~SideArena() {
   purge(side_arena());
 }
 
-double allocated_mib() {
-  if (!mallctl()) return -1;
-  return static_cast<double>(allocator_stats().allocated) / (1024.0 * 1024.0);
-}
-
 AllocatorStats allocator_stats() {
   AllocatorStats stats;
   if (!mallctl()) return stats;

@@ -69,10 +69,6 @@ class SideArena {
   bool switched_ = false;
 };
 
-// Bytes the program has allocated and not freed, in MiB, by the allocator's
-// count; -1 where the allocator does not say (glibc).
-double allocated_mib();
-
 // The allocator's counts, in bytes; zeros where it keeps none (glibc).
 struct AllocatorStats {
   uint64_t allocated = 0;  // live bytes the program asked for

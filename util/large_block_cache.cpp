@@ -109,6 +109,11 @@ class LargeBlockCache final : public c10::Allocator {
     stats_.live += block->bytes;
     stats_.high_water = std::max(stats_.high_water, stats_.live);
     live_blocks_.emplace(block->data(), block);
+    // give_back runs in a deleter and must not allocate: its class's free
+    // list always has room for every live block of the class.
+    auto& freed = free_[block->bytes];
+    const size_t live_of_class = ++live_per_class_[block->bytes];
+    if (freed.capacity() < freed.size() + live_of_class) freed.reserve(freed.size() + live_of_class);
     return block->data();
   }
 
@@ -215,8 +220,9 @@ class LargeBlockCache final : public c10::Allocator {
     Block* block = it->second;
     live_blocks_.erase(it);
     stats_.live -= block->bytes;
+    --live_per_class_.find(block->bytes)->second;
     block->freed_at = ++clock_;
-    free_[block->bytes].push_back(block);
+    free_.find(block->bytes)->second.push_back(block);  // within its reserved room (take)
     return true;
   }
 
@@ -225,6 +231,7 @@ class LargeBlockCache final : public c10::Allocator {
   std::mutex mutex_;
   std::unordered_map<void*, Block*> live_blocks_;  // by their data
   std::map<size_t, std::vector<Block*>> free_;  // by size class, the most recently freed last
+  std::map<size_t, size_t> live_per_class_;     // live blocks of each size class
   uint64_t clock_ = 0;
   size_t next_offset_ = 0;  // in cache lines
   int phase_depth_ = 0;
