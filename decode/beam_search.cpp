@@ -31,7 +31,13 @@ class BeamSearch {
  public:
   BeamSearch(StepScorer& scorer, const std::vector<int64_t>& max_lengths, const SearchIds& ids,
              const SearchOptions& options)
-      : scorer_(scorer), max_lengths_(max_lengths), ids_(ids), options_(options), finished_(max_lengths.size()) {
+      : scorer_(scorer),
+        max_lengths_(max_lengths),
+        ids_(ids),
+        options_(options),
+        finished_wanted_(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(options.beam) *
+                                                                              options.patience - 1e-9)))),
+        finished_(max_lengths.size()) {
     const auto n = static_cast<int64_t>(max_lengths.size());
     for (int64_t s = 0; s < n; ++s) live_.push_back(s);
     prefixes_ = torch::full({n, 1}, ids.bos, torch::kLong);
@@ -97,7 +103,8 @@ class BeamSearch {
         ++kept;
       }
     }
-    const bool done = static_cast<int64_t>(finished_[s].size()) >= beam || t_ + 1 >= max_lengths_[s] || kept == 0;
+    const bool done = static_cast<int64_t>(finished_[s].size()) >= finished_wanted_ || t_ + 1 >= max_lengths_[s] ||
+                      kept == 0 || (kept > 0 && none_can_win(s, next.sums[first]));
     if (done) {
       next.parents.resize(first);
       next.tokens.resize(first);
@@ -113,10 +120,21 @@ class BeamSearch {
     next.live.push_back(s);
   }
 
+  // Without a length penalty a hypothesis's score only falls as it grows:
+  // once nbest finished ones score at least the best live row's sum
+  // (best_live), nothing the search could still find would enter the n-best.
+  bool none_can_win(int64_t s, double best_live) const {
+    if (options_.length_penalty != 0) return false;
+    int64_t at_least = 0;
+    for (const Hypothesis& h : finished_[s]) at_least += h.score >= best_live ? 1 : 0;
+    return at_least >= options_.nbest;
+  }
+
   StepScorer& scorer_;
   const std::vector<int64_t>& max_lengths_;
   const SearchIds& ids_;
   const SearchOptions& options_;
+  const int64_t finished_wanted_;                  // beam x patience: hypotheses that end a sentence
   std::vector<std::vector<Hypothesis>> finished_;  // per sentence
   // Rows are grouped by sentence: rows [i * width_, (i + 1) * width_) belong to live_[i].
   std::vector<int64_t> live_;

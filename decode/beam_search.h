@@ -1,7 +1,8 @@
 // Beam search over a batch of sentences, as fairseq does it: each live
 // sentence keeps `beam` rows; of the 2*beam best extensions, an eos among the
 // best `beam` completes a hypothesis and the best non-eos ones continue. A
-// sentence is done when it has `beam` completed hypotheses or reaches its
+// sentence is done when it has beam x patience completed hypotheses (without
+// a length penalty: once no live row can enter its n-best) or reaches its
 // length limit; its rows then leave the batch (and the scorer's cache), and
 // the batch ends when every sentence is done.
 //
@@ -21,7 +22,7 @@ namespace nmt::decode {
 // `scorer` holds one row per sentence (rows are expanded into beams here);
 // max_lengths[i] is sentence i's output limit in tokens, eos included.
 // Returns, per sentence in order, up to options.nbest distinct hypotheses,
-// best score first. Uses options.beam, nbest and length_penalty.
+// best score first. Uses options.beam, nbest, length_penalty and patience.
 std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                                  const SearchIds& ids, const SearchOptions& options);
 

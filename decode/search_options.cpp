@@ -18,6 +18,9 @@ void SearchOptions::validate() const {
   if (!std::isfinite(length_penalty) || length_penalty < 0) {
     throw UsageError("--length-penalty must be a non-negative number (got " + std::to_string(length_penalty) + ").");
   }
+  if (!std::isfinite(patience) || patience <= 0) {
+    throw UsageError("--patience must be a positive number (got " + std::to_string(patience) + ").");
+  }
   if (!std::isfinite(max_len_a) || max_len_a < 0) {
     throw UsageError("--max-len-a must be a non-negative number (got " + std::to_string(max_len_a) + ").");
   }

@@ -13,6 +13,12 @@ struct SearchOptions {
   // ((5 + length) / 6)^alpha. 0.6 is the value the GNMT paper tuned and what
   // Marian and OpenNMT users are used to; 0 ranks by plain sum of log-probs.
   double length_penalty = 0.6;
+  // Beam search ends a sentence once beam x patience hypotheses have
+  // finished (CTranslate2's and fairseq's rule at 1, the default): more
+  // patience searches longer for a better-scoring one. Without a length
+  // penalty it also ends as soon as no live row can beat the nbest finished
+  // ones (scores only fall as hypotheses grow), which changes no result.
+  double patience = 1.0;
   // At most floor(a * source_tokens + b) output tokens (eos included), and
   // never more than the model's max_len. Multi30k-like data stays well within
   // 1.5x; the constant keeps very short sources from being cut.

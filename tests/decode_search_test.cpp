@@ -103,6 +103,50 @@ TEST(SearchOnKnownDistribution, LengthPenaltyNormalizesScores) {
   EXPECT_EQ(length_penalty(9, 0.0), 1.0);
 }
 
+// Patience: a sentence ends once beam x patience hypotheses have finished.
+// With a length penalty (which lets longer hypotheses overtake), more
+// patience runs more steps and never returns a lower best score.
+TEST(SearchOnKnownDistribution, PatienceSearchesLongerAndNeverScoresWorse) {
+  SearchOptions o = beam_options(2, 1, 1.0);
+  MarkovScorer one(greedy_trap(), 1);
+  const auto first = beam_search(one, {10}, kIds, o);
+  o.patience = 3;
+  MarkovScorer three(greedy_trap(), 1);
+  const auto patient = beam_search(three, {10}, kIds, o);
+  EXPECT_GT(three.rows_seen.size(), one.rows_seen.size());
+  EXPECT_GE(patient[0][0].score, first[0][0].score);
+  o.patience = 0;
+  EXPECT_THROW(o.validate(), UsageError);
+}
+
+// Without a length penalty a sentence ends as soon as no live row can beat
+// its n-best: fewer steps, the same hypotheses and scores as searching on
+// (a penalty of 1e-12, which ranks the same, turns the shortcut off).
+TEST(SearchOnKnownDistribution, WithoutALengthPenaltyTheSearchStopsOnceNothingCanWin) {
+  // bos -> a 0.6, c 0.3, b 0.1; a -> eos 0.9, a 0.1; c -> eos 0.9, c 0.1; b -> b 0.99, eos 0.01: after step 2
+  // "a eos" (0.54) and "c eos" (0.27) are above every live row (b b 0.099 the best), while a beam of 4 needs
+  // four finished hypotheses to stop.
+  const double e = 1e-9;
+  std::vector<std::vector<double>> p(7, std::vector<double>(7, e));
+  p[kBos][kA] = 0.6, p[kBos][kC] = 0.3, p[kBos][kB] = 0.1;
+  p[kA][kEos] = 0.9, p[kA][kA] = 0.1;
+  p[kC][kEos] = 0.9, p[kC][kC] = 0.1;
+  p[kB][kB] = 0.99, p[kB][kEos] = 0.01;
+  for (int64_t t : {kUnk, kPad, kEos}) p[t][kEos] = 1.0;
+  for (int64_t nbest : {1, 2}) {
+    MarkovScorer fast(p, 1), slow(p, 1);
+    const auto a = beam_search(fast, {20}, kIds, beam_options(4, nbest, 0.0));
+    const auto b = beam_search(slow, {20}, kIds, beam_options(4, nbest, 1e-12));
+    ASSERT_EQ(a[0].size(), b[0].size());
+    for (size_t k = 0; k < a[0].size(); ++k) {
+      EXPECT_EQ(a[0][k].tokens, b[0][k].tokens) << "hypothesis " << k;
+      EXPECT_NEAR(a[0][k].score, b[0][k].score, 1e-6);
+    }
+    EXPECT_EQ(fast.rows_seen.size(), 2u) << "nbest " << nbest;
+    EXPECT_GT(slow.rows_seen.size(), 2u) << "nbest " << nbest;
+  }
+}
+
 // pad and bos are likeliest but never produced; the length limit forces eos.
 TEST(SearchOnKnownDistribution, NeverEmitsPadOrBosAndStopsAtTheLimit) {
   std::vector<std::vector<double>> p(7, std::vector<double>(7, 0.01));
