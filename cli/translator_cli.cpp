@@ -70,6 +70,11 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--patience", s.patience,
                  "Beam search ends a sentence once beam x P hypotheses have finished; more searches longer")
       ->capture_default_str();
+  app.add_option("--min-length", s.min_length, "No end of sentence before this many subword tokens")
+      ->capture_default_str();
+  app.add_option("--no-repeat-ngram-size", s.no_repeat_ngram_size,
+                 "No n-gram of this many subword tokens twice in a translation; 0 disables")
+      ->capture_default_str();
   app.add_option("--input", a.input, "Input file, one sentence a line (default: TEXT, else standard input)");
   app.add_option("--output", a.output, "Output file, written whole or not at all (default: standard output)");
   app.add_option("--score", a.score_ref, "Reference file: print BLEU and chrF2 as JSON on standard error");

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "decode/greedy_search.h"
+#include "decode/search_rules.h"
 #include "decode/search_step.h"
 
 namespace nmt::decode {
@@ -57,6 +58,12 @@ class BeamSearch {
       width_ = options_.beam;
     }
     for (auto& hyps : finished_) {
+      // Rules that forbid every token (no_repeat_ngram_size 1 over a tiny
+      // vocabulary) can end a sentence with nothing finished: an empty one.
+      if (hyps.empty()) {
+        const double nothing = -std::numeric_limits<double>::infinity();
+        hyps.push_back({{}, nothing, nothing});
+      }
       std::stable_sort(hyps.begin(), hyps.end(),
                        [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
       if (static_cast<int64_t>(hyps.size()) > options_.nbest) hyps.resize(options_.nbest);
@@ -71,6 +78,7 @@ class BeamSearch {
     std::vector<bool> force_eos(static_cast<size_t>(log_probs.size(0)));
     for (size_t r = 0; r < force_eos.size(); ++r) force_eos[r] = t_ + 1 >= max_lengths_[live_[r / width_]];
     restrict_next_tokens(log_probs, ids_, force_eos);
+    apply_search_rules(log_probs, prefixes_, options_, ids_, force_eos);
     Candidates c;
     c.vocab = log_probs.size(1);
     const auto totals = (log_probs + sums_.to(log_probs.device()).unsqueeze(1))
@@ -155,7 +163,7 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, const std::vecto
                                             const SearchIds& ids, const SearchOptions& options) {
   if (options.beam > 1) return beam_search(scorer, max_lengths, ids, options);
   std::vector<std::vector<Hypothesis>> out;
-  for (auto& h : greedy_search(scorer, max_lengths, ids, options.length_penalty)) out.push_back({std::move(h)});
+  for (auto& h : greedy_search(scorer, max_lengths, ids, options)) out.push_back({std::move(h)});
   return out;
 }
 

@@ -4,11 +4,20 @@
 
 #include <torch/torch.h>
 
+#include "decode/search_rules.h"
 #include "decode/search_step.h"
 
 namespace nmt::decode {
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                       const SearchIds& ids, double alpha) {
+  SearchOptions options;
+  options.length_penalty = alpha;
+  return greedy_search(scorer, max_lengths, ids, options);
+}
+
+std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
+                                      const SearchIds& ids, const SearchOptions& options) {
+  const double alpha = options.length_penalty;
   const auto n = static_cast<int64_t>(max_lengths.size());
   std::vector<Hypothesis> out(n);
   std::vector<int64_t> live(n);  // sentence of each scorer row
@@ -20,6 +29,7 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int6
     std::vector<bool> force_eos(live.size());
     for (size_t r = 0; r < live.size(); ++r) force_eos[r] = t + 1 >= max_lengths[live[r]];
     restrict_next_tokens(log_probs, ids, force_eos);
+    apply_search_rules(log_probs, prefixes, options, ids, force_eos);
     auto [best, arg] = log_probs.max(1);
     best = best.to(torch::kCPU, torch::kDouble);
     arg = arg.to(torch::kCPU, torch::kLong);

@@ -16,5 +16,9 @@ namespace nmt::decode {
 // the reported score. Returns one hypothesis per sentence, in order.
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                       const SearchIds& ids, double alpha);
+// The same under options' rules (min_length, no_repeat_ngram_size), scored
+// with options.length_penalty.
+std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
+                                      const SearchIds& ids, const SearchOptions& options);
 
 }  // namespace nmt::decode

@@ -21,6 +21,11 @@ void SearchOptions::validate() const {
   if (!std::isfinite(patience) || patience <= 0) {
     throw UsageError("--patience must be a positive number (got " + std::to_string(patience) + ").");
   }
+  if (min_length < 0) throw UsageError("--min-length must not be negative (got " + std::to_string(min_length) + ").");
+  if (no_repeat_ngram_size < 0) {
+    throw UsageError("--no-repeat-ngram-size must not be negative (got " + std::to_string(no_repeat_ngram_size) +
+                     ").");
+  }
   if (!std::isfinite(max_len_a) || max_len_a < 0) {
     throw UsageError("--max-len-a must be a non-negative number (got " + std::to_string(max_len_a) + ").");
   }

@@ -19,6 +19,11 @@ struct SearchOptions {
   // penalty it also ends as soon as no live row can beat the nbest finished
   // ones (scores only fall as hypotheses grow), which changes no result.
   double patience = 1.0;
+  // No eos before this many tokens (the length limit still ends a
+  // hypothesis); 0: none.
+  int64_t min_length = 0;
+  // > 0: no n-gram of this size twice in a hypothesis (decode/search_rules.h).
+  int64_t no_repeat_ngram_size = 0;
   // At most floor(a * source_tokens + b) output tokens (eos included), and
   // never more than the model's max_len. Multi30k-like data stays well within
   // 1.5x; the constant keeps very short sources from being cut.
