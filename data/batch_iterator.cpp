@@ -35,7 +35,6 @@ nlohmann::json iterator_state_to_json(const IteratorState& s) {
           {"epoch", s.epoch},
           {"window", s.window},
           {"next_batch", s.next_batch},
-          {"num_pairs", s.num_pairs},
           {"corpus_pairs", s.corpus_pairs},
           {"weights", s.weights},
           {"batch_tokens", s.batch_tokens},
@@ -55,7 +54,6 @@ IteratorState iterator_state_from_json(const nlohmann::json& j) {
     s.seed = j.at("seed").get<uint64_t>();
     s.epoch = j.at("epoch").get<int64_t>();
     s.next_batch = j.at("next_batch").get<int64_t>();
-    s.num_pairs = j.at("num_pairs").get<int64_t>();
     s.batch_tokens = j.at("batch_tokens").get<int64_t>();
     s.window = j.at("window").get<int64_t>();
     s.corpus_pairs = j.at("corpus_pairs").get<std::vector<int64_t>>();
@@ -166,7 +164,6 @@ IteratorState BatchIterator::state() const {
   s.epoch = epoch_;
   s.window = window_;
   s.next_batch = next_;
-  s.num_pairs = mix_->pairs();
   for (size_t i = 0; i < mix_->size(); ++i) {
     s.corpus_pairs.push_back(mix_->corpus(i).size());
     s.weights.push_back(mix_->source(i).weight);
@@ -179,7 +176,7 @@ IteratorState BatchIterator::state() const {
 
 void BatchIterator::restore(const IteratorState& s) {
   const IteratorState here = state();
-  if (s.corpus_pairs != here.corpus_pairs || s.num_pairs != here.num_pairs || s.batch_tokens != batch_tokens_) {
+  if (s.corpus_pairs != here.corpus_pairs || s.batch_tokens != batch_tokens_) {
     throw DataError("Cannot continue: the data position was saved with " + numbers(s.corpus_pairs) +
                     " training pairs and batch_tokens " + std::to_string(s.batch_tokens) + ", but this run has " +
                     numbers(here.corpus_pairs) + " pairs and batch_tokens " + std::to_string(batch_tokens_) +

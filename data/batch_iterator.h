@@ -36,7 +36,6 @@ struct IteratorState {
   int64_t next_batch = 0;  // index in that window's batches of the batch next() returns
   // The corpora, weights and budget it was saved with: restoring onto others
   // would silently give different batches, so restore() refuses.
-  int64_t num_pairs = 0;
   std::vector<int64_t> corpus_pairs;
   std::vector<double> weights;
   int64_t batch_tokens = 0;

@@ -8,6 +8,7 @@
 #include "data/encoding_pipeline.h"
 #include "data/fingerprint_set.h"
 #include "data/parallel_reader.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/file_identity.h"
 #include "vocab/sentencepiece_vocab.h"

@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
-#include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "text/line_reader.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace nmt::data {
@@ -32,6 +32,13 @@ struct CacheHeader {
 };
 static_assert(sizeof(CacheHeader) % 8 == 0, "parts after the header must stay 8-byte aligned");
 
+// The filter counts, field by field, between the header and FilterStats.
+constexpr std::pair<int64_t CacheHeader::*, int64_t FilterStats::*> kCounts[] = {
+    {&CacheHeader::read, &FilterStats::read},           {&CacheHeader::kept, &FilterStats::kept},
+    {&CacheHeader::empty, &FilterStats::empty},         {&CacheHeader::too_long, &FilterStats::too_long},
+    {&CacheHeader::bad_ratio, &FilterStats::bad_ratio}, {&CacheHeader::identical, &FilterStats::identical},
+    {&CacheHeader::duplicate, &FilterStats::duplicate}, {&CacheHeader::over_byte_limit, &FilterStats::over_byte_limit}};
+
 uint64_t align8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 
 uint64_t ids_bytes(uint64_t tokens, uint64_t token_bytes) { return align8(tokens * token_bytes); }
@@ -50,18 +57,11 @@ CacheHeader make_header(uint64_t key, uint64_t pairs, uint64_t token_bytes, uint
   h.token_bytes = token_bytes;
   h.src_tokens = src_tokens;
   h.tgt_tokens = tgt_tokens;
-  h.read = s.read;
-  h.kept = s.kept;
-  h.empty = s.empty;
-  h.too_long = s.too_long;
-  h.bad_ratio = s.bad_ratio;
-  h.identical = s.identical;
-  h.duplicate = s.duplicate;
+  for (const auto& [in_header, in_stats] : kCounts) h.*in_header = s.*in_stats;
   h.max_len = s.rules.max_len;
   h.max_len_ratio = s.rules.max_len_ratio;
   h.drop_identical = s.rules.drop_identical;
   h.drop_duplicates = s.rules.drop_duplicates;
-  h.over_byte_limit = s.over_byte_limit;
   for (size_t i = 0; i < s.first_over_byte_limit.size() && i < text::kSkippedLineExamples; ++i) {
     h.first_over_byte_limit[i] = s.first_over_byte_limit[i];
   }
@@ -71,18 +71,11 @@ CacheHeader make_header(uint64_t key, uint64_t pairs, uint64_t token_bytes, uint
 
 FilterStats stats_of(const CacheHeader& h) {
   FilterStats s;
-  s.read = h.read;
-  s.kept = h.kept;
-  s.empty = h.empty;
-  s.too_long = h.too_long;
-  s.bad_ratio = h.bad_ratio;
-  s.identical = h.identical;
-  s.duplicate = h.duplicate;
+  for (const auto& [in_header, in_stats] : kCounts) s.*in_stats = h.*in_header;
   s.rules.max_len = h.max_len;
   s.rules.max_len_ratio = h.max_len_ratio;
   s.rules.drop_identical = h.drop_identical != 0;
   s.rules.drop_duplicates = h.drop_duplicates != 0;
-  s.over_byte_limit = h.over_byte_limit;
   for (int64_t line : h.first_over_byte_limit) {
     if (line > 0) s.first_over_byte_limit.push_back(line);
   }
@@ -97,33 +90,7 @@ FilterStats stats_of(const CacheHeader& h) {
               kExitOther);
 }
 
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "host";
-  std::string s(name);
-  for (char& c : s) {
-    if (c == '-' || c == '/') c = '_';  // the suffix splits at '-'
-  }
-  return s;
-}
-
 }  // namespace
-
-std::string temporary_suffix() {
-  static const std::string suffix = ".tmp-" + host_name() + "-" + std::to_string(::getpid());
-  return suffix;
-}
-
-bool stale_temporary(const std::string& name, const std::string& target) {
-  const std::string prefix = target + ".tmp-" + host_name() + "-";
-  if (name.rfind(prefix, 0) != 0) return false;
-  const std::string rest = name.substr(prefix.size());
-  const size_t digits = rest.find_first_not_of("0123456789");
-  if (digits == 0) return false;
-  const long pid = std::strtol(rest.substr(0, digits).c_str(), nullptr, 10);
-  if (pid == ::getpid()) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-}
 
 std::string EncodedCorpus::attach(const char* base, size_t size, uint64_t expected_key) {
   if (size < sizeof(CacheHeader)) return "it is shorter than its header";

@@ -53,7 +53,6 @@ class EncodedCorpus {
   const FilterStats& stats() const { return stats_; }
   uint64_t key() const { return key_; }
   const std::string& path() const { return path_; }  // empty when in memory
-  uint64_t file_bytes() const { return map_size_; }
 
  private:
   EncodedCorpus() = default;
@@ -86,7 +85,6 @@ class EncodedCorpusWriter {
 
   void add(const std::vector<int32_t>& src, const std::vector<int32_t>& tgt);
   void finish(const FilterStats& stats);
-  uint64_t pairs() const { return pairs_; }
 
  private:
   struct Spill {
@@ -108,12 +106,5 @@ class EncodedCorpusWriter {
   std::vector<uint16_t> narrow_;
   bool finished_ = false;
 };
-
-// The name of this process's temporary files beside a cache file: a suffix
-// ".tmp-HOST-PID", which stale_temporary() recognises.
-std::string temporary_suffix();
-// Whether `name` (a file name in a cache directory) is a temporary of `target`
-// left by a process of this machine that no longer runs.
-bool stale_temporary(const std::string& name, const std::string& target);
 
 }  // namespace nmt::data

@@ -13,6 +13,7 @@
 #include "data/training_data.h"
 #include "data_test_util.h"
 #include "tests/test_support.h"
+#include "util/atomic_file.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "vocab/vocabularies.h"

@@ -19,13 +19,9 @@ namespace {
 
 TrainResult train(const std::string& config_path, const std::string& out, const std::string& init_from,
                   std::vector<std::string> overrides = {}, bool keep_optimizer = false) {
-  TrainerOptions o;
-  o.config_path = config_path;
-  o.out_dir = out;
+  TrainerOptions o = test::in_process_options(config_path, out, std::move(overrides));
   o.init_from = init_from;
   o.init_keep_optimizer = keep_optimizer;
-  o.overrides = std::move(overrides);
-  o.progress_on_terminal = false;
   return run_training(o);
 }
 
@@ -63,11 +59,8 @@ TEST_F(FineTuning, EqualsStartingByHandFromTheRunsWeightsAndVocabulary) {
   by_hand["model"] = test::read_json(dir_.path("base/config.json"))["model"];
   by_hand["vocab"] = {{"model", dir_.path("base/vocab/spm.model")}};
   test::write_json(dir_.path("by_hand.json"), by_hand);
-  TrainerOptions o;
-  o.config_path = dir_.path("by_hand.json");
-  o.out_dir = dir_.path("hand");
+  TrainerOptions o = test::in_process_options(dir_.path("by_hand.json"), dir_.path("hand"));
   o.init_state_dict = dir_.path("start.pt");
-  o.progress_on_terminal = false;
   run_training(o);
 
   const auto a = storage::load_checkpoint(dir_.path("ft/checkpoints/last.pt"));

@@ -34,12 +34,8 @@ void expect_identical(const storage::StateDict& a, const storage::StateDict& b) 
 
 TrainResult train(const std::string& config_path, const std::string& out, bool resume,
                   std::vector<std::string> overrides = {}) {
-  TrainerOptions o;
-  o.config_path = config_path;
-  o.out_dir = out;
+  TrainerOptions o = test::in_process_options(config_path, out, std::move(overrides));
   o.resume = resume;
-  o.overrides = std::move(overrides);
-  o.progress_on_terminal = false;
   return run_training(o);
 }
 

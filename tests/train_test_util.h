@@ -21,6 +21,7 @@
 #include "data_test_util.h"
 #include "storage/checkpoint.h"
 #include "tests/test_support.h"
+#include "train/trainer.h"
 
 namespace nmt::test {
 
@@ -59,6 +60,17 @@ inline nlohmann::json tiny_training_config(const std::string& dir, int pairs = 1
 
 inline void write_json(const std::string& path, const nlohmann::json& j) { write_file(path, j.dump(2)); }
 inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
+
+// Options to run the trainer in this process (train::run_training), with no live progress line.
+inline train::TrainerOptions in_process_options(const std::string& config_path, const std::string& out,
+                                                std::vector<std::string> overrides = {}) {
+  train::TrainerOptions o;
+  o.config_path = config_path;
+  o.out_dir = out;
+  o.overrides = std::move(overrides);
+  o.progress_on_terminal = false;
+  return o;
+}
 
 // Turns a tiny_training_config of `dir` into one over two corpora: its
 // training pairs (weight 1) and 60 other toy pairs marked as

@@ -1,10 +1,12 @@
 #include "util/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -81,6 +83,36 @@ std::string read_file_bytes(const std::string& path) {
   ss << in.rdbuf();
   if (in.bad()) throw DataError("Error while reading " + path + ".");
   return ss.str();
+}
+
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "host";
+  std::string s(name);
+  for (char& c : s) {
+    if (c == '-' || c == '/') c = '_';  // the suffix splits at '-'
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string temporary_suffix() {
+  static const std::string suffix = ".tmp-" + host_name() + "-" + std::to_string(::getpid());
+  return suffix;
+}
+
+bool stale_temporary(const std::string& name, const std::string& target) {
+  const std::string prefix = target + ".tmp-" + host_name() + "-";
+  if (name.rfind(prefix, 0) != 0) return false;
+  const std::string rest = name.substr(prefix.size());
+  const size_t digits = rest.find_first_not_of("0123456789");
+  if (digits == 0) return false;
+  const long pid = std::strtol(rest.substr(0, digits).c_str(), nullptr, 10);
+  if (pid == ::getpid()) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 }  // namespace nmt

@@ -14,6 +14,14 @@ void write_file_atomically(const std::string& path, const std::string& bytes);
 // The same for a file made of `parts` in order, none of them copied.
 void write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts);
 
+// Temporary files of long writes beside their target (id caches, cached
+// vocabularies): the suffix ".tmp-HOST-PID" names this machine and process,
+// so that a shared directory tells a dead build's leftovers from a live one's.
+std::string temporary_suffix();
+// Whether `name` (a file name in the target's directory) is a temporary of
+// `target` left by a process of this machine that no longer runs.
+bool stale_temporary(const std::string& name, const std::string& target);
+
 // Whole file as bytes; throws DataError naming the path when unreadable.
 std::string read_file_bytes(const std::string& path);
 

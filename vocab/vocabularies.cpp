@@ -133,9 +133,7 @@ std::vector<std::string> model_files(const json& manifest) {
 // and renamed, so that a half-made copy is never taken. Failing to keep it
 // costs a later run time, not this one: it is not an error.
 void keep_in_cache(const fs::path& dir, const json& manifest, const fs::path& cached) {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const fs::path tmp = cached.string() + ".tmp-" + host + "-" + std::to_string(::getpid());
+  const fs::path tmp = cached.string() + temporary_suffix();
   std::error_code ec;
   try {
     fs::create_directories(tmp, ec);
