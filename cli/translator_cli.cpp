@@ -75,6 +75,22 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--no-repeat-ngram-size", s.no_repeat_ngram_size,
                  "No n-gram of this many subword tokens twice in a translation; 0 disables")
       ->capture_default_str();
+  app.add_option("--repetition-penalty", s.repetition_penalty,
+                 "Log-probabilities of tokens already in the translation are multiplied by R (above 1: fewer "
+                 "repeats); 1 disables")
+      ->capture_default_str();
+  app.add_option("--sampling-topk", s.sampling_topk,
+                 "Sample each token from the K most probable (0: from all); 1 is no sampling")
+      ->capture_default_str();
+  app.add_option("--sampling-topp", s.sampling_topp,
+                 "When sampling: from the smallest set of tokens whose probability reaches P")
+      ->capture_default_str();
+  app.add_option("--sampling-temperature", s.sampling_temperature,
+                 "When sampling: log-probabilities divided by T first (above 1: more varied)")
+      ->capture_default_str();
+  app.add_option("--seed", s.seed, "When sampling: the same seed gives the same samples")->capture_default_str();
+  app.add_flag("--target-prefix", a.options.target_prefix,
+               "Input lines are SOURCE<TAB>PREFIX: the translation starts with PREFIX");
   app.add_option("--input", a.input, "Input file, one sentence a line (default: TEXT, else standard input)");
   app.add_option("--output", a.output, "Output file, written whole or not at all (default: standard output)");
   app.add_option("--score", a.score_ref, "Reference file: print BLEU and chrF2 as JSON on standard error");

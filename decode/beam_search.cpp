@@ -7,7 +7,7 @@
 #include <torch/torch.h>
 
 #include "decode/greedy_search.h"
-#include "decode/search_rules.h"
+#include "decode/next_token_rules.h"
 #include "decode/search_step.h"
 
 namespace nmt::decode {
@@ -30,16 +30,16 @@ struct NextRows {
 // scores, the hypotheses completed so far, the step).
 class BeamSearch {
  public:
-  BeamSearch(StepScorer& scorer, const std::vector<int64_t>& max_lengths, const SearchIds& ids,
-             const SearchOptions& options)
+  BeamSearch(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids, const SearchOptions& options)
       : scorer_(scorer),
-        max_lengths_(max_lengths),
+        max_lengths_(batch.max_lengths),
         ids_(ids),
         options_(options),
+        rules_(options, ids, batch),
         finished_wanted_(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(options.beam) *
                                                                               options.patience - 1e-9)))),
-        finished_(max_lengths.size()) {
-    const auto n = static_cast<int64_t>(max_lengths.size());
+        finished_(batch.size()) {
+    const auto n = static_cast<int64_t>(batch.size());
     for (int64_t s = 0; s < n; ++s) live_.push_back(s);
     prefixes_ = torch::full({n, 1}, ids.bos, torch::kLong);
     sums_ = torch::zeros({n}, torch::kFloat);
@@ -72,19 +72,25 @@ class BeamSearch {
   }
 
  private:
-  // The 2*beam best one-token extensions of each live sentence.
+  // The 2*beam best one-token extensions of each live sentence (when
+  // sampling: 2*beam drawn without replacement), in the order of their keys.
   Candidates top_candidates() {
     auto log_probs = scorer_.next_log_probs(prefixes_);
-    std::vector<bool> force_eos(static_cast<size_t>(log_probs.size(0)));
-    for (size_t r = 0; r < force_eos.size(); ++r) force_eos[r] = t_ + 1 >= max_lengths_[live_[r / width_]];
-    restrict_next_tokens(log_probs, ids_, force_eos);
-    apply_search_rules(log_probs, prefixes_, options_, ids_, force_eos);
+    std::vector<int64_t> row_sentence(static_cast<size_t>(log_probs.size(0)));
+    for (size_t r = 0; r < row_sentence.size(); ++r) row_sentence[r] = live_[r / static_cast<size_t>(width_)];
+    rules_.shape(log_probs, prefixes_, row_sentence);
     Candidates c;
     c.vocab = log_probs.size(1);
     const auto totals = (log_probs + sums_.to(log_probs.device()).unsqueeze(1))
                             .view({static_cast<int64_t>(live_.size()), width_ * c.vocab});
     const int64_t k = std::min(2 * options_.beam, totals.size(1));
-    auto [values, indices] = totals.topk(k, 1);
+    torch::Tensor values, indices;
+    if (rules_.sampling()) {
+      indices = std::get<1>(rules_.keys(totals, live_, t_).topk(k, 1));
+      values = totals.gather(1, indices);
+    } else {
+      std::tie(values, indices) = totals.topk(k, 1);
+    }
     c.values = values.to(torch::kCPU, torch::kDouble);
     c.indices = indices.to(torch::kCPU, torch::kLong);
     return c;
@@ -142,6 +148,7 @@ class BeamSearch {
   const std::vector<int64_t>& max_lengths_;
   const SearchIds& ids_;
   const SearchOptions& options_;
+  const NextTokenRules rules_;
   const int64_t finished_wanted_;                  // beam x patience: hypotheses that end a sentence
   std::vector<std::vector<Hypothesis>> finished_;  // per sentence
   // Rows are grouped by sentence: rows [i * width_, (i + 1) * width_) belong to live_[i].
@@ -154,17 +161,27 @@ class BeamSearch {
 
 }  // namespace
 
+std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids,
+                                                 const SearchOptions& options) {
+  return BeamSearch(scorer, batch, ids, options).run();
+}
+
 std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                                  const SearchIds& ids, const SearchOptions& options) {
-  return BeamSearch(scorer, max_lengths, ids, options).run();
+  return beam_search(scorer, SearchBatch{max_lengths, {}, {}}, ids, options);
+}
+
+std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids,
+                                            const SearchOptions& options) {
+  if (options.beam > 1) return beam_search(scorer, batch, ids, options);
+  std::vector<std::vector<Hypothesis>> out;
+  for (auto& h : greedy_search(scorer, batch, ids, options)) out.push_back({std::move(h)});
+  return out;
 }
 
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                             const SearchIds& ids, const SearchOptions& options) {
-  if (options.beam > 1) return beam_search(scorer, max_lengths, ids, options);
-  std::vector<std::vector<Hypothesis>> out;
-  for (auto& h : greedy_search(scorer, max_lengths, ids, options)) out.push_back({std::move(h)});
-  return out;
+  return search(scorer, SearchBatch{max_lengths, {}, {}}, ids, options);
 }
 
 }  // namespace nmt::decode

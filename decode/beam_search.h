@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "decode/hypothesis.h"
+#include "decode/search_batch.h"
 #include "decode/search_options.h"
 #include "decode/step_scorer.h"
 
@@ -22,12 +23,17 @@ namespace nmt::decode {
 // `scorer` holds one row per sentence (rows are expanded into beams here);
 // max_lengths[i] is sentence i's output limit in tokens, eos included.
 // Returns, per sentence in order, up to options.nbest distinct hypotheses,
-// best score first. Uses options.beam, nbest, length_penalty and patience.
+// best score first, under options' rules (decode/next_token_rules.h). The
+// SearchBatch form adds target prefixes and sample keys.
 std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                                  const SearchIds& ids, const SearchOptions& options);
+std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids,
+                                                 const SearchOptions& options);
 
 // Greedy when options.beam is 1 (one hypothesis each), beam search otherwise.
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                             const SearchIds& ids, const SearchOptions& options);
+std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids,
+                                            const SearchOptions& options);
 
 }  // namespace nmt::decode

@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "decode/search_rules.h"
+#include "decode/next_token_rules.h"
 #include "decode/search_step.h"
 
 namespace nmt::decode {
@@ -12,13 +12,19 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int6
                                       const SearchIds& ids, double alpha) {
   SearchOptions options;
   options.length_penalty = alpha;
-  return greedy_search(scorer, max_lengths, ids, options);
+  return greedy_search(scorer, SearchBatch{max_lengths, {}, {}}, ids, options);
 }
 
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                       const SearchIds& ids, const SearchOptions& options) {
+  return greedy_search(scorer, SearchBatch{max_lengths, {}, {}}, ids, options);
+}
+
+std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids,
+                                      const SearchOptions& options) {
+  const NextTokenRules rules(options, ids, batch);
   const double alpha = options.length_penalty;
-  const auto n = static_cast<int64_t>(max_lengths.size());
+  const auto n = static_cast<int64_t>(batch.size());
   std::vector<Hypothesis> out(n);
   std::vector<int64_t> live(n);  // sentence of each scorer row
   std::iota(live.begin(), live.end(), 0);
@@ -26,11 +32,14 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int6
   auto prefixes = torch::full({n, 1}, ids.bos, torch::kLong);
   for (int64_t t = 0; !live.empty(); ++t) {
     auto log_probs = scorer.next_log_probs(prefixes);
-    std::vector<bool> force_eos(live.size());
-    for (size_t r = 0; r < live.size(); ++r) force_eos[r] = t + 1 >= max_lengths[live[r]];
-    restrict_next_tokens(log_probs, ids, force_eos);
-    apply_search_rules(log_probs, prefixes, options, ids, force_eos);
-    auto [best, arg] = log_probs.max(1);
+    rules.shape(log_probs, prefixes, live);
+    torch::Tensor best, arg;
+    if (rules.sampling()) {
+      arg = rules.keys(log_probs, live, t).argmax(1);
+      best = log_probs.gather(1, arg.unsqueeze(1)).squeeze(1);
+    } else {
+      std::tie(best, arg) = log_probs.max(1);
+    }
     best = best.to(torch::kCPU, torch::kDouble);
     arg = arg.to(torch::kCPU, torch::kLong);
     const auto best_a = best.accessor<double, 1>();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "decode/hypothesis.h"
+#include "decode/search_batch.h"
 #include "decode/search_options.h"
 #include "decode/step_scorer.h"
 
@@ -16,9 +17,12 @@ namespace nmt::decode {
 // the reported score. Returns one hypothesis per sentence, in order.
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                       const SearchIds& ids, double alpha);
-// The same under options' rules (min_length, no_repeat_ngram_size), scored
-// with options.length_penalty.
+// The same under options' rules (decode/next_token_rules.h), scored with
+// options.length_penalty; sampling draws each token instead of taking the
+// most probable. The SearchBatch form adds target prefixes and sample keys.
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                       const SearchIds& ids, const SearchOptions& options);
+std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids,
+                                      const SearchOptions& options);
 
 }  // namespace nmt::decode

@@ -33,6 +33,8 @@ struct LinePlan {
   // The source's text around the pieces, pieces.size() + 1 of them: before
   // the first (only when splitting sentences), between, after the last.
   std::vector<std::string> gaps;
+  // Target ids the translation of the first piece starts with (--target-prefix).
+  std::vector<int64_t> target_prefix;
   int64_t sentences = 0;        // sentences of the line (0 for a blank line)
   int64_t long_sentences = 0;   // of them, longer than the model takes: translated in pieces
   bool invalid_utf8 = false;    // the line is not UTF-8: no pieces

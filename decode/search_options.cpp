@@ -26,6 +26,21 @@ void SearchOptions::validate() const {
     throw UsageError("--no-repeat-ngram-size must not be negative (got " + std::to_string(no_repeat_ngram_size) +
                      ").");
   }
+  if (!std::isfinite(repetition_penalty) || repetition_penalty <= 0) {
+    throw UsageError("--repetition-penalty must be a positive number (got " + std::to_string(repetition_penalty) +
+                     "; 1 is off).");
+  }
+  if (sampling_topk < 0) {
+    throw UsageError("--sampling-topk must not be negative (got " + std::to_string(sampling_topk) +
+                     "; 0 samples from the whole vocabulary, 1 is no sampling).");
+  }
+  if (!std::isfinite(sampling_topp) || sampling_topp <= 0 || sampling_topp > 1) {
+    throw UsageError("--sampling-topp must be in (0, 1] (got " + std::to_string(sampling_topp) + ").");
+  }
+  if (!std::isfinite(sampling_temperature) || sampling_temperature <= 0) {
+    throw UsageError("--sampling-temperature must be a positive number (got " +
+                     std::to_string(sampling_temperature) + ").");
+  }
   if (!std::isfinite(max_len_a) || max_len_a < 0) {
     throw UsageError("--max-len-a must be a non-negative number (got " + std::to_string(max_len_a) + ").");
   }

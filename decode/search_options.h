@@ -24,6 +24,16 @@ struct SearchOptions {
   int64_t min_length = 0;
   // > 0: no n-gram of this size twice in a hypothesis (decode/search_rules.h).
   int64_t no_repeat_ngram_size = 0;
+  // A token already in the hypothesis (its target prefix included) has its
+  // log-probability multiplied by this before the row is renormalized: above
+  // 1 repeats become less likely, below 1 more; 1: off.
+  double repetition_penalty = 1.0;
+  // Random sampling (decode/sampling.h): 1 is argmax search (no sampling);
+  // K > 1 draws from the K most probable tokens, 0 from all of them.
+  int64_t sampling_topk = 1;
+  double sampling_topp = 1.0;         // when sampling: then the smallest set reaching this probability
+  double sampling_temperature = 1.0;  // when sampling: log-probabilities divided by it first
+  uint64_t seed = 0;                  // when sampling: the same seed, the same samples
   // At most floor(a * source_tokens + b) output tokens (eos included), and
   // never more than the model's max_len. Multi30k-like data stays well within
   // 1.5x; the constant keeps very short sources from being cut.

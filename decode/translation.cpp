@@ -8,6 +8,7 @@
 #include "decode/beam_search.h"
 #include "decode/model_scorer.h"
 #include "decode/parallel_batches.h"
+#include "decode/sampling.h"
 #include "util/error.h"
 
 namespace nmt::decode {
@@ -86,7 +87,12 @@ LinePlan Translator::plan(const std::string& line) const { return plan(line, opt
 
 LinePlan Translator::plan(const std::string& line, bool split_sentences) const {
   if (!planner_) throw DataError("This translator was built without vocabularies; it cannot translate text.");
-  return planner_->plan(line, split_sentences);
+  const size_t tab = options_.target_prefix ? line.find('\t') : std::string::npos;
+  if (tab == std::string::npos) return planner_->plan(line, split_sentences);
+  LinePlan p = planner_->plan(line.substr(0, tab), split_sentences);
+  if (p.pieces.empty()) return p;  // nothing to translate: the prefix alone is not a translation
+  for (int id : vocabs_.tgt->encode(line.substr(tab + 1))) p.target_prefix.push_back(id);
+  return p;
 }
 
 LineTranslation Translator::rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const {
@@ -105,9 +111,14 @@ std::vector<LineTranslation> Translator::translate(const std::vector<std::string
 }
 
 std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_plans(const std::vector<LinePlan>& plans) {
-  std::vector<std::vector<int64_t>> sources;  // every piece of every line: one set of batches
-  for (const auto& p : plans) sources.insert(sources.end(), p.pieces.begin(), p.pieces.end());
-  auto flat = translate_ids(sources);
+  std::vector<std::vector<int64_t>> sources, prefixes;  // every piece of every line: one set of batches
+  bool any_prefix = false;
+  for (const auto& p : plans) {
+    sources.insert(sources.end(), p.pieces.begin(), p.pieces.end());
+    for (size_t k = 0; k < p.pieces.size(); ++k) prefixes.push_back(k == 0 ? p.target_prefix : std::vector<int64_t>{});
+    any_prefix = any_prefix || !p.target_prefix.empty();
+  }
+  auto flat = translate_ids(sources, any_prefix ? prefixes : std::vector<std::vector<int64_t>>{}, options_.search);
   std::vector<std::vector<std::vector<Hypothesis>>> out(plans.size());
   auto next = std::make_move_iterator(flat.begin());
   for (size_t k = 0; k < plans.size(); ++k) {
@@ -117,13 +128,36 @@ std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_plans(co
   return out;
 }
 
-std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector<std::vector<int64_t>>& sources) {
+void Translator::check_lengths(const std::vector<std::vector<int64_t>>& sources,
+                               const std::vector<std::vector<int64_t>>& target_prefixes) const {
+  if (!target_prefixes.empty() && target_prefixes.size() != sources.size()) {
+    throw std::invalid_argument(std::to_string(sources.size()) + " sources were given " +
+                                std::to_string(target_prefixes.size()) + " target prefixes.");
+  }
   for (size_t i = 0; i < sources.size(); ++i) {
     if (static_cast<int64_t>(sources[i].size()) > max_source_tokens()) {
       throw DataError("Source " + std::to_string(i) + " has " + std::to_string(sources[i].size()) +
                       " tokens; the model takes at most " + std::to_string(max_source_tokens()) + ".");
     }
+    // The prefix, then at least eos: within the model's max_len positions.
+    if (!target_prefixes.empty() && static_cast<int64_t>(target_prefixes[i].size()) >= model_->config().max_len) {
+      throw DataError("The target prefix of source " + std::to_string(i) + " has " +
+                      std::to_string(target_prefixes[i].size()) + " tokens; the model writes at most " +
+                      std::to_string(model_->config().max_len - 1) + " before its end.");
+    }
   }
+}
+
+std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector<std::vector<int64_t>>& sources) {
+  return translate_ids(sources, {}, options_.search);
+}
+
+std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector<std::vector<int64_t>>& sources,
+                                                               const std::vector<std::vector<int64_t>>& target_prefixes,
+                                                               const SearchOptions& search) {
+  search.validate();
+  check_lengths(sources, target_prefixes);
+  static const std::vector<int64_t> no_prefix;
   // Longest first: similar lengths share a batch (little padding), and the
   // largest batch comes first, so running out of memory shows at once.
   std::vector<size_t> order(sources.size());
@@ -136,23 +170,26 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
   EvalMode eval(*model_);
   run_parallel_batches(starts.size() - 1, options_.parallel_batches, [&](size_t b) {
     const size_t begin = starts[b], end = starts[b + 1];
-    std::vector<const std::vector<int64_t>*> batch;
-    for (size_t k = begin; k < end; ++k) batch.push_back(&sources[order[k]]);
-    auto results = translate_batch(batch);
+    std::vector<BatchSource> batch;
+    for (size_t k = begin; k < end; ++k) {
+      const size_t i = order[k];
+      batch.push_back({&sources[i], target_prefixes.empty() ? &no_prefix : &target_prefixes[i]});
+    }
+    auto results = translate_batch(batch, search);
     for (size_t k = begin; k < end; ++k) out[order[k]] = std::move(results[k - begin]);
   });
   return out;
 }
 
-torch::Tensor Translator::wrap_sources(const std::vector<const std::vector<int64_t>*>& batch) const {
+torch::Tensor Translator::wrap_sources(const std::vector<BatchSource>& batch) const {
   // [batch, longest + 2]: sos, ids, eos, then padding.
   size_t longest = 0;
-  for (const auto* s : batch) longest = std::max(longest, s->size());
+  for (const auto& s : batch) longest = std::max(longest, s.ids->size());
   auto src = torch::full({static_cast<int64_t>(batch.size()), static_cast<int64_t>(longest) + 2},
                          model_->config().src_pad_idx, torch::kLong);
   auto a = src.accessor<int64_t, 2>();
   for (size_t r = 0; r < batch.size(); ++r) {
-    const auto& ids = *batch[r];
+    const auto& ids = *batch[r].ids;
     a[r][0] = source_bos_;
     for (size_t j = 0; j < ids.size(); ++j) a[r][j + 1] = ids[j];
     a[r][ids.size() + 1] = source_eos_;
@@ -160,17 +197,23 @@ torch::Tensor Translator::wrap_sources(const std::vector<const std::vector<int64
   return src;
 }
 
-std::vector<std::vector<Hypothesis>> Translator::translate_batch(
-    const std::vector<const std::vector<int64_t>*>& batch) {
+std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vector<BatchSource>& batch,
+                                                                 const SearchOptions& options) {
   c10::InferenceMode inference;
   AutocastScope autocast(options_.precision, device_);
-  std::vector<int64_t> max_lengths;
-  for (const auto* s : batch) {
-    max_lengths.push_back(
-        max_output_length(static_cast<int64_t>(s->size()), options_.search, model_->config().max_len));
+  SearchBatch sentences;
+  bool any_prefix = false;
+  for (const auto& s : batch) {
+    const auto limit = max_output_length(static_cast<int64_t>(s.ids->size()), options, model_->config().max_len);
+    // A prefix is always kept whole: the limit makes room for it and eos (check_lengths keeps that within max_len).
+    sentences.max_lengths.push_back(std::max(limit, static_cast<int64_t>(s.target_prefix->size()) + 1));
+    sentences.target_prefixes.push_back(*s.target_prefix);
+    any_prefix = any_prefix || !s.target_prefix->empty();
+    if (sampling_enabled(options)) sentences.sample_keys.push_back(sample_key(options.seed, *s.ids, *s.target_prefix));
   }
-  ModelScorer scorer(*model_, wrap_sources(batch), options_.search.cached);
-  return search(scorer, max_lengths, ids_, options_.search);
+  if (!any_prefix) sentences.target_prefixes.clear();
+  ModelScorer scorer(*model_, wrap_sources(batch), options.cached);
+  return search(scorer, sentences, ids_, options);
 }
 
 torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,
@@ -184,7 +227,7 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
   c10::InferenceMode inference;
   std::vector<int64_t> tgt_in{ids_.bos};
   tgt_in.insert(tgt_in.end(), target.begin(), target.end());
-  const auto src = wrap_sources({&source}).to(device_);
+  const auto src = wrap_sources({{&source, &target}}).to(device_);
   const auto tgt = torch::tensor(tgt_in, torch::kLong).unsqueeze(0).to(device_);
   EvalMode eval(*model_);
   KeepAttention keep(*model_);

@@ -29,6 +29,10 @@ struct TranslatorOptions {
   // source_language (the model's source code; "" for language-neutral rules).
   bool split_sentences = false;
   std::string source_language;
+  // Each line is SOURCE<TAB>PREFIX: the translation of its first sentence
+  // starts with PREFIX (encoded with the target vocabulary). A line without
+  // a tab has no prefix.
+  bool target_prefix = false;
   void validate() const;    // UsageError naming the option
 };
 
@@ -49,6 +53,11 @@ class Translator {
   // hypotheses per source, in input order. Sorts by length into batches of
   // options.batch_size sentences, options.parallel_batches of them at once.
   std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int64_t>>& sources);
+  // The same with, per source (or none when empty), target ids its
+  // translations start with, under `search` instead of options().search.
+  std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int64_t>>& sources,
+                                                     const std::vector<std::vector<int64_t>>& target_prefixes,
+                                                     const SearchOptions& search);
   // Every piece of every plan in one set of batches: hypotheses [plan][piece].
   std::vector<std::vector<std::vector<Hypothesis>>> translate_plans(const std::vector<LinePlan>& plans);
 
@@ -74,8 +83,15 @@ class Translator {
   model::TransformerImpl& model() { return *model_; }
 
  private:
-  std::vector<std::vector<Hypothesis>> translate_batch(const std::vector<const std::vector<int64_t>*>& batch);
-  torch::Tensor wrap_sources(const std::vector<const std::vector<int64_t>*>& batch) const;
+  struct BatchSource {
+    const std::vector<int64_t>* ids;
+    const std::vector<int64_t>* target_prefix;
+  };
+  std::vector<std::vector<Hypothesis>> translate_batch(const std::vector<BatchSource>& batch,
+                                                       const SearchOptions& search);
+  torch::Tensor wrap_sources(const std::vector<BatchSource>& batch) const;
+  void check_lengths(const std::vector<std::vector<int64_t>>& sources,
+                     const std::vector<std::vector<int64_t>>& target_prefixes) const;
 
   model::Transformer model_;
   vocab::Vocabularies vocabs_;
