@@ -147,3 +147,82 @@ TEST(SearchRules, MinLengthHoldsUnlessTheLimitComesFirst) {
 
 }  // namespace
 }  // namespace nmt::decode::rules_test
+
+namespace nmt::decode::repetition_test {
+namespace {
+
+constexpr int64_t kBos = 2, kEos = 3, kA = 4, kB = 5, kC = 6;
+const SearchIds kIds{kBos, kEos, 1};
+
+// penalize_repetitions by hand: each row's distinct generated tokens have
+// their log-probability multiplied, then the row is renormalized.
+TEST(RepetitionPenalty, EqualsAPlainComputation) {
+  Rng rng(8);
+  torch::manual_seed(8);
+  for (double penalty : {0.5, 1.3, 4.0}) {
+    const auto lp = (torch::randn({6, 9}, torch::kDouble) * 2).log_softmax(1);
+    auto prefixes = torch::full({6, 5}, kBos, torch::kLong);
+    for (int64_t r = 0; r < 6; ++r) {
+      for (int64_t t = 1; t < 5; ++t) prefixes[r][t] = static_cast<int64_t>(3 + rng.below(6));
+    }
+    std::vector<bool> force_eos(6, false);
+    force_eos[2] = true;  // left alone
+    auto got = lp.clone();
+    penalize_repetitions(got, prefixes, penalty, force_eos);
+    for (int64_t r = 0; r < 6; ++r) {
+      std::vector<double> row(9);
+      for (int64_t v = 0; v < 9; ++v) row[v] = lp[r][v].item<double>();
+      if (!force_eos[r]) {
+        std::set<int64_t> seen;
+        for (int64_t t = 1; t < 5; ++t) seen.insert(prefixes[r][t].item<int64_t>());
+        for (int64_t v : seen) row[v] *= penalty;
+        double z = 0;
+        for (double x : row) z += std::exp(x);
+        for (double& x : row) x -= std::log(z);
+      }
+      for (int64_t v = 0; v < 9; ++v) EXPECT_NEAR(got[r][v].item<double>(), row[v], 1e-12) << "row " << r;
+    }
+  }
+}
+
+// The repetitive chain of the rules test: a -> a 0.7, b 0.1, c 0.1, eos 0.1.
+// With penalty 3 after "a": a's log(0.7) becomes 3 log(0.7) = log(0.343), so
+// a (0.343) still beats b, c and eos (0.1) at every step: a until the limit
+// (19 tokens and eos within 20). With penalty 8, 0.7^8 = 0.058 < 0.1: after
+// the first a (bos -> eos is banned by min_length 3), b (id 5, tied with c at
+// 0.1, the lower id wins) comes.
+TEST(RepetitionPenalty, GreedyFollowsTheHandComputedPath) {
+  SearchOptions o;
+  o.beam = 1;
+  o.min_length = 3;
+  o.repetition_penalty = 3;
+  EXPECT_EQ(rules_test::run(o, {20})[0][0].tokens, std::vector<int64_t>(19, kA));
+  o.repetition_penalty = 8;
+  const auto tokens = rules_test::run(o, {20})[0][0].tokens;
+  ASSERT_GE(tokens.size(), 2u);
+  EXPECT_EQ(tokens[0], kA);
+  EXPECT_EQ(tokens[1], kB);
+}
+
+TEST(RepetitionPenalty, OneIsOffAndOthersAreValidated) {
+  for (int64_t beam : {1, 4}) {
+    SearchOptions o;
+    o.beam = beam;
+    o.min_length = 4;
+    const auto plain = rules_test::run(o, {12, 12});
+    o.repetition_penalty = 1.0;
+    const auto off = rules_test::run(o, {12, 12});
+    for (size_t s = 0; s < plain.size(); ++s) {
+      EXPECT_EQ(plain[s][0].tokens, off[s][0].tokens);
+      EXPECT_EQ(plain[s][0].score, off[s][0].score);
+    }
+  }
+  SearchOptions bad;
+  bad.repetition_penalty = 0;
+  EXPECT_THROW(bad.validate(), UsageError);
+  bad.repetition_penalty = -2;
+  EXPECT_THROW(bad.validate(), UsageError);
+}
+
+}  // namespace
+}  // namespace nmt::decode::repetition_test

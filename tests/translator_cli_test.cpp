@@ -92,6 +92,12 @@ TEST_F(TranslatorCli, UsageErrorsExitTwo) {
   EXPECT_EQ(run_translator("--model x --beam 0 'a'").code, 2);
   EXPECT_EQ(run_translator("--model x --device tpu 'a'").code, 2);
   EXPECT_EQ(run_translator("--hypotheses h.txt").code, 2) << "--hypotheses needs --score";
+  for (const char* bad : {"--sampling-topk -1", "--sampling-topp 0", "--sampling-temperature 0", "--repetition-penalty 0",
+                          "--min-length -1", "--no-repeat-ngram-size -1"}) {
+    const auto r = run_translator(std::string("--model x ") + bad + " 'a'");
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << r.err;
+  }
   const auto help = run_translator("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--length-penalty"), std::string::npos);
@@ -151,6 +157,30 @@ TEST_F(TranslatorWithModel, TranslatesEachArgumentToOneLine) {
   const auto piped = run_translator(model_arg() + " --beam 4", "Ein Mann sieht dem Hund.\n\nEin Haus.\n");
   ASSERT_EQ(piped.code, 0) << piped.err;
   EXPECT_EQ(piped.out, r.out);
+}
+
+// The decoding options on the command line: --target-prefix reads
+// SOURCE<TAB>PREFIX lines, sampling with a seed repeats itself, and the
+// options' defaults change nothing.
+TEST_F(TranslatorWithModel, DecodingOptionsFromTheCommandLine) {
+  const std::string input = "Ein Mann sieht dem Hund.\nEin Haus.\n";
+  const auto plain = run_translator(model_arg(), input);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  const auto defaults = run_translator(model_arg() + " --sampling-topk 1 --sampling-temperature 3 --repetition-penalty 1 "
+                                                     "--min-length 0 --no-repeat-ngram-size 0 --patience 1",
+                                       input);
+  EXPECT_EQ(defaults.out, plain.out);
+  const auto prefixed = run_translator(model_arg() + " --target-prefix", "Ein Mann sieht dem Hund.\tman\nEin Haus.\n");
+  ASSERT_EQ(prefixed.code, 0) << prefixed.err;
+  const auto lines = lines_of(prefixed.out);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("man", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1], lines_of(plain.out)[1]) << "a line without a tab has no prefix";
+  const std::string sample = model_arg() + " --beam 1 --sampling-topk 0 --seed 7";
+  const auto a = run_translator(sample, input), b = run_translator(sample, input);
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(lines_of(a.out).size(), 2u);
 }
 
 // --split-sentences: a paragraph translates exactly as its sentences on

@@ -1,0 +1,123 @@
+// --target-prefix in the searches: every hypothesis of greedy and beam search
+// (batched, sampling too) starts with its sentence's prefix, the prefix's
+// tokens are scored with the model's own log-probabilities, a sentence
+// without one is searched as if no prefix existed, and the rules never
+// remove a prefix token.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "decode/beam_search.h"
+#include "decode/greedy_search.h"
+
+namespace nmt::decode::prefix_test {
+namespace {
+
+constexpr int64_t kPad = 1, kBos = 2, kEos = 3, kA = 4, kB = 5, kC = 6, kVocab = 7;
+const SearchIds kIds{kBos, kEos, kPad};
+
+// a -> b 0.6, eos 0.3, a 0.05, c 0.05; b -> eos 0.7, c 0.2, a 0.1;
+// c -> eos 0.5, a 0.25, b 0.25; bos -> a 0.5, b 0.3, c 0.2.
+std::vector<std::vector<double>> table() {
+  const double e = 1e-9;
+  std::vector<std::vector<double>> p(kVocab, std::vector<double>(kVocab, e));
+  p[kBos][kA] = 0.5, p[kBos][kB] = 0.3, p[kBos][kC] = 0.2;
+  p[kA][kB] = 0.6, p[kA][kEos] = 0.3, p[kA][kA] = 0.05, p[kA][kC] = 0.05;
+  p[kB][kEos] = 0.7, p[kB][kC] = 0.2, p[kB][kA] = 0.1;
+  p[kC][kEos] = 0.5, p[kC][kA] = 0.25, p[kC][kB] = 0.25;
+  for (int64_t t : {int64_t{0}, kPad, kEos}) p[t][kEos] = 1.0;
+  return p;
+}
+
+class PrefixScorer : public StepScorer {
+ public:
+  PrefixScorer() {
+    std::vector<double> flat;
+    for (const auto& row : table()) flat.insert(flat.end(), row.begin(), row.end());
+    table_ = torch::tensor(flat, torch::kDouble).view({kVocab, kVocab}).log().to(torch::kFloat);
+  }
+  torch::Tensor next_log_probs(const torch::Tensor& prefixes) override {
+    return table_.index_select(0, prefixes.select(1, -1));
+  }
+  void select_rows(const torch::Tensor&) override {}
+
+ private:
+  torch::Tensor table_;
+};
+
+std::vector<std::vector<Hypothesis>> run(const SearchOptions& o, const SearchBatch& batch) {
+  PrefixScorer scorer;
+  return search(scorer, batch, kIds, o);
+}
+
+bool starts_with(const std::vector<int64_t>& tokens, const std::vector<int64_t>& prefix) {
+  return tokens.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), tokens.begin());
+}
+
+const std::vector<std::vector<int64_t>> kPrefixes = {{kC, kC}, {}, {kB}, {kC, kA, kC, kB}};
+
+TEST(TargetPrefix, EveryHypothesisStartsWithItsPrefixInGreedyBeamAndSampling) {
+  for (int64_t beam : {1, 3}) {
+    for (int64_t topk : {1, 0}) {
+      SearchOptions o;
+      o.beam = beam;
+      o.nbest = beam;
+      o.sampling_topk = topk;
+      o.no_repeat_ngram_size = 1;  // would forbid "c c" and "c a c" were the prefix not forced
+      o.min_length = 2;
+      const SearchBatch batch{{10, 10, 10, 5}, kPrefixes, {}};
+      const auto out = run(o, batch);
+      ASSERT_EQ(out.size(), kPrefixes.size());
+      for (size_t s = 0; s < out.size(); ++s) {
+        ASSERT_FALSE(out[s].empty());
+        for (const auto& h : out[s]) {
+          EXPECT_TRUE(starts_with(h.tokens, kPrefixes[s])) << "beam " << beam << ", topk " << topk << ", sentence " << s;
+          EXPECT_TRUE(std::isfinite(h.score));
+        }
+      }
+    }
+  }
+}
+
+// Greedy by hand: prefix "c", then from c: eos 0.5 is best; prefix "a",
+// then b (0.6), then eos (0.7). Prefix tokens count with their model
+// probabilities: log(0.2) + log(0.5) and log(0.5) + log(0.6) + log(0.7).
+TEST(TargetPrefix, GreedyContinuesFromThePrefixAndScoresItWithTheModel) {
+  SearchOptions o;
+  o.beam = 1;
+  o.length_penalty = 0;
+  const auto out = run(o, SearchBatch{{10, 10}, {{kC}, {kA}}, {}});
+  EXPECT_EQ(out[0][0].tokens, (std::vector<int64_t>{kC}));
+  EXPECT_NEAR(out[0][0].log_prob, std::log(0.2) + std::log(0.5), 1e-5);
+  EXPECT_EQ(out[1][0].tokens, (std::vector<int64_t>{kA, kB}));
+  EXPECT_NEAR(out[1][0].log_prob, std::log(0.5) + std::log(0.6) + std::log(0.7), 1e-5);
+}
+
+TEST(TargetPrefix, ASentenceWithoutOneIsSearchedAsWithoutAnyPrefix) {
+  for (int64_t beam : {1, 3}) {
+    SearchOptions o;
+    o.beam = beam;
+    o.nbest = beam;
+    const auto with = run(o, SearchBatch{{10, 10, 10, 5}, kPrefixes, {}});
+    const auto without = run(o, SearchBatch{{10}, {}, {}});
+    ASSERT_EQ(with[1].size(), without[0].size());
+    for (size_t k = 0; k < without[0].size(); ++k) {
+      EXPECT_EQ(with[1][k].tokens, without[0][k].tokens) << "beam " << beam;
+      EXPECT_EQ(with[1][k].score, without[0][k].score) << "beam " << beam;
+    }
+  }
+}
+
+TEST(TargetPrefix, ALimitWithoutRoomForThePrefixIsRefused) {
+  SearchOptions o;
+  EXPECT_THROW(run(o, SearchBatch{{2}, {{kA, kB}}, {}}), std::invalid_argument);
+  EXPECT_THROW(run(o, SearchBatch{{10, 10}, {{kA}}, {}}), std::invalid_argument);  // one prefix for two sentences
+  // Room for the prefix and eos: the prefix, then eos forced.
+  const auto out = run(o, SearchBatch{{3}, {{kA, kA}}, {}});
+  EXPECT_EQ(out[0][0].tokens, (std::vector<int64_t>{kA, kA}));
+}
+
+}  // namespace
+}  // namespace nmt::decode::prefix_test
