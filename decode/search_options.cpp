@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "util/error.h"
 
@@ -48,6 +49,15 @@ void SearchOptions::validate() const {
   if (max_len_a == 0 && max_len_b == 0) {
     throw UsageError("--max-len-a 0 with --max-len-b 0 allows no output at all.");
   }
+}
+
+bool operator==(const SearchOptions& a, const SearchOptions& b) {
+  const auto fields = [](const SearchOptions& o) {
+    return std::tie(o.beam, o.nbest, o.length_penalty, o.patience, o.min_length, o.no_repeat_ngram_size,
+                    o.repetition_penalty, o.sampling_topk, o.sampling_topp, o.sampling_temperature, o.seed, o.max_len_a,
+                    o.max_len_b, o.cached);
+  };
+  return fields(a) == fields(b);
 }
 
 int64_t max_output_length(int64_t source_tokens, const SearchOptions& options, int64_t model_max_len) {

@@ -48,6 +48,9 @@ struct SearchOptions {
   void validate() const;
 };
 
+// Every field equal (a new field must be added there too).
+bool operator==(const SearchOptions& a, const SearchOptions& b);
+
 // The target side's special ids (from the vocabulary, not hard-coded).
 struct SearchIds {
   int64_t bos = 2;  // the decoder starts from it

@@ -11,6 +11,7 @@ namespace nmt::serve {
 
 struct Batcher::Request {
   const std::vector<decode::LinePlan>* plans = nullptr;  // the caller's, who waits until they are translated
+  decode::SearchOptions search;  // how its sentences are searched: only requests that agree share a round
   std::vector<std::vector<std::vector<decode::Hypothesis>>> hypotheses;  // per line, per piece
   std::mutex mutex;
   std::condition_variable done;
@@ -72,7 +73,14 @@ std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::s
 
 std::vector<std::vector<std::vector<decode::Hypothesis>>> Batcher::translate_plans(
     const std::vector<decode::LinePlan>& plans) {
+  return translate_plans(plans, translator_.options().search);
+}
+
+std::vector<std::vector<std::vector<decode::Hypothesis>>> Batcher::translate_plans(
+    const std::vector<decode::LinePlan>& plans, const decode::SearchOptions& search) {
+  search.validate();
   auto request = std::make_shared<Request>();
+  request->search = search;
   std::vector<Item> items;
   const auto now = std::chrono::steady_clock::now();
   int64_t sentences = 0, long_sentences = 0;
@@ -189,13 +197,21 @@ std::vector<Batcher::Item> Batcher::next_round() {
       std::chrono::duration<double, std::milli>(options_.max_wait_ms));
   wake_.wait_until(lock, std::max(queue_.front().arrived, free_since_) + wait,
                    [&] { return stopping_ || budget_full(); });
+  // The oldest sentence and those after it that are searched the same way
+  // (most requests use the server's options; others wait for a round of
+  // their own), as long as the budget holds.
   std::vector<Item> round;
   int64_t tokens = 0;
-  while (!queue_.empty() && static_cast<int64_t>(round.size()) < options_.round_sentences &&
-         (round.empty() || tokens + queue_.front().tokens <= options_.round_tokens)) {
-    tokens += queue_.front().tokens;
-    round.push_back(std::move(queue_.front()));
-    queue_.pop_front();
+  const decode::SearchOptions search = queue_.front().request->search;
+  for (auto it = queue_.begin(); it != queue_.end() && static_cast<int64_t>(round.size()) < options_.round_sentences;) {
+    if (!(it->request->search == search)) {
+      ++it;
+      continue;
+    }
+    if (!round.empty() && tokens + it->tokens > options_.round_tokens) break;
+    tokens += it->tokens;
+    round.push_back(std::move(*it));
+    it = queue_.erase(it);
   }
   queued_tokens_ -= tokens;
   metrics_.add_queued(-static_cast<int64_t>(round.size()));
@@ -203,16 +219,21 @@ std::vector<Batcher::Item> Batcher::next_round() {
 }
 
 void Batcher::translate_round(std::vector<Item>& round) {
-  std::vector<std::vector<int64_t>> sources;
+  std::vector<std::vector<int64_t>> sources, prefixes;
   sources.reserve(round.size());
   int64_t source_tokens = 0, target_tokens = 0;
+  bool any_prefix = false;
   for (const auto& item : round) {
-    sources.push_back((*item.request->plans)[item.line].pieces[item.piece]);
+    const auto& plan = (*item.request->plans)[item.line];
+    sources.push_back(plan.pieces[item.piece]);
+    prefixes.push_back(item.piece == 0 ? plan.target_prefix : std::vector<int64_t>{});
+    any_prefix = any_prefix || !prefixes.back().empty();
     source_tokens += item.tokens;
   }
+  if (!any_prefix) prefixes.clear();
   std::exception_ptr error;
   try {
-    auto hypotheses = translator_.translate_ids(sources);
+    auto hypotheses = translator_.translate_ids(sources, prefixes, round.front().request->search);
     for (size_t k = 0; k < round.size(); ++k) {
       if (!hypotheses[k].empty()) target_tokens += static_cast<int64_t>(hypotheses[k].front().tokens.size()) + 1;
       round[k].request->hypotheses[round[k].line][round[k].piece] = std::move(hypotheses[k]);

@@ -5,7 +5,8 @@
 // waited a few milliseconds for company, translates the round as the command
 // line translates a file (sorted by length into batches of the translator's
 // batch size) and hands each request its results. A request larger than a
-// round is spread over several. Translation does not depend on what shares a
+// round is spread over several; requests with search options of their own
+// share rounds only with requests that ask the same. Translation does not depend on what shares a
 // batch (padding is masked), so batching never changes a result.
 //
 // Why rounds and not one batch at a time: with many clients each waiting for
@@ -72,6 +73,11 @@ class Batcher {
   std::vector<decode::LineTranslation> translate(const std::vector<std::string>& lines);
   // The same for lines planned already: hypotheses per plan, per piece.
   std::vector<std::vector<std::vector<decode::Hypothesis>>> translate_plans(const std::vector<decode::LinePlan>& plans);
+  // The same searched with `search` instead of the translator's options (a
+  // request's own; UsageError when they are invalid). Each plan's target
+  // prefix leads the translation of its first piece.
+  std::vector<std::vector<std::vector<decode::Hypothesis>>> translate_plans(const std::vector<decode::LinePlan>& plans,
+                                                                            const decode::SearchOptions& search);
   // Runs `call` on the worker thread between rounds, blocking the caller:
   // what else uses the model (the alignment passes of HTML and of the page's
   // word links) must not run beside a round.

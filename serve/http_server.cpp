@@ -383,8 +383,11 @@ void TranslationServer::handle_opennmt(const httplib::Request& req, httplib::Res
   }
   options_.limits.check(request.texts);
   const auto id = static_cast<size_t>(index);
-  const int64_t nbest = models.model(id).translator->options().search.nbest;
-  send_json(res, 200, opennmt_response(request.texts, translate_texts(models.batcher(id), request.texts), nbest));
+  const auto& defaults = models.model(id).translator->options().search;
+  const DecodingRequest decoding{requested_search(request, defaults), request.target_prefixes};
+  const int64_t nbest = decoding.search ? decoding.search->nbest : defaults.nbest;
+  send_json(res, 200,
+            opennmt_response(request.texts, translate_texts(models.batcher(id), request.texts, false, decoding), nbest));
 }
 
 }  // namespace nmt::serve

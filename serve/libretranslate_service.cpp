@@ -49,7 +49,7 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
   for (const auto& [source, indices] : by_source) {
     std::vector<std::string> texts;
     for (size_t i : indices) texts.push_back(request.texts[i]);
-    auto done = translate_texts_of(source, request.target, texts, request.html(), pivots, align);
+    auto done = translate_texts_of(source, request.target, texts, request.html(), pivots, align, request.alternatives);
     for (size_t k = 0; k < indices.size(); ++k) translations[indices[k]] = std::move(done[k]);
   }
   return libretranslate_response(request, translations, detected);
@@ -59,7 +59,7 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
                                                                        const std::string& target,
                                                                        const std::vector<std::string>& texts,
                                                                        bool html, std::vector<std::string>& pivots,
-                                                                       bool align) {
+                                                                       bool align, int64_t alternatives) {
   const auto sources = models_.routes().sources();
   if (source == target && std::find(sources.begin(), sources.end(), source) != sources.end()) {
     std::vector<TextTranslation> same;
@@ -68,7 +68,7 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
   }
   const Route route = route_for(source, target);
   if (!route.pivot.empty()) pivots.push_back(route.pivot);
-  return models_.translate(route, texts, html, align);
+  return models_.translate(route, texts, html, align, alternatives);
 }
 
 std::string LibreTranslateService::translate_text_file(const std::string& source, const std::string& target,

@@ -7,6 +7,9 @@
 // one, the first model.
 #pragma once
 
+#include <map>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,12 +23,25 @@ constexpr int64_t kFirstModelId = 100;
 struct OpenNmtRequest {
   std::vector<std::string> texts;
   int64_t id = kFirstModelId;
+  std::map<std::string, nlohmann::json> options;  // decoding options as given (see requested_search)
+  std::vector<std::string> target_prefixes;       // empty, or one per text ("" for none)
 };
 
 // The "src" texts and their model's id; HttpError 400 when the body is not an
 // array of objects with a string "src" and, if present, an integer "id" (one
-// id for the whole request).
+// id for the whole request). Decoding options, in any object and applying to
+// the whole request (an option given twice must agree): "beam_size" and
+// "n_best" (OpenNMT-py's names), and the command line's in snake case,
+// "length_penalty", "patience", "min_length", "no_repeat_ngram_size",
+// "repetition_penalty", "sampling_topk", "sampling_topp",
+// "sampling_temperature", "seed"; per object, "target_prefix" (a string the
+// translation starts with). A wrong type is a 400 naming the field.
 OpenNmtRequest parse_opennmt(const nlohmann::json& body);
+
+// The model's options (`defaults`) with the request's applied; none when the
+// request sets none. HttpError 400 naming the field for a value out of range.
+std::optional<decode::SearchOptions> requested_search(const OpenNmtRequest& request,
+                                                     const decode::SearchOptions& defaults);
 
 // `nbest` lists of len(texts) entries; a rank a sentence lacks repeats its last.
 nlohmann::json opennmt_response(const std::vector<std::string>& texts, const std::vector<TextTranslation>& translations,

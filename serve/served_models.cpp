@@ -1,5 +1,6 @@
 #include "serve/served_models.h"
 
+#include <algorithm>
 
 namespace nmt::serve {
 namespace {
@@ -26,13 +27,19 @@ void ServedModels::stop() {
 }
 
 std::vector<TextTranslation> ServedModels::translate(const Route& route, const std::vector<std::string>& texts,
-                                                     bool html, bool align) {
+                                                     bool html, bool align, int64_t alternatives) {
   align = align && !html && route.models.size() == 1;
   std::vector<std::string> inputs = texts;
   std::vector<TextTranslation> out;
   for (size_t leg = 0; leg < route.models.size(); ++leg) {
     Batcher& batcher = *batchers_.at(route.models[leg]);
-    out = html ? translate_html_texts(batcher, inputs) : translate_texts(batcher, inputs, align);
+    DecodingRequest decoding;
+    const auto& search = batcher.translator().options().search;
+    if (leg + 1 == route.models.size() && alternatives + 1 > search.nbest && search.nbest < search.beam) {
+      decoding.search = search;
+      decoding.search->nbest = std::min(alternatives + 1, search.beam);
+    }
+    out = html ? translate_html_texts(batcher, inputs) : translate_texts(batcher, inputs, align, decoding);
     if (leg + 1 < route.models.size()) {
       for (size_t i = 0; i < out.size(); ++i) inputs[i] = out[i].hypotheses.front();
     }

@@ -45,9 +45,12 @@ class ServedModels {
   // The texts translated along `route` (text or HTML); through a pivot, the
   // first model's best translation is the second model's input, and the
   // alternatives are the second model's. `align`: word links for a direct
-  // route's text (none for HTML or a pivot).
+  // route's text (none for HTML or a pivot). `alternatives`: extra
+  // hypotheses wanted per text; beyond what the server's --nbest gives, the
+  // last model returns up to its beam's hypotheses (a wider beam would change
+  // the best translation).
   std::vector<TextTranslation> translate(const Route& route, const std::vector<std::string>& texts, bool html,
-                                         bool align = false);
+                                         bool align = false, int64_t alternatives = 0);
   // The source languages CLD2 finds in `text` (HTML: its text), best first (empty: none).
   std::vector<text::DetectedLanguage> detect(const std::string& text, bool html = false) const;
 

@@ -87,13 +87,24 @@ void link_line(const std::vector<text::AlignedWord>& words, const std::string& s
   }
 }
 
+// `prefixes`: empty, or target ids per line.
 std::vector<decode::LineTranslation> translate_lines(Batcher& batcher, const std::vector<std::string>& lines,
-                                                     bool align, std::vector<std::vector<text::AlignedWord>>& words) {
-  if (!align) return batcher.translate(lines);
+                                                     bool align, const std::optional<decode::SearchOptions>& search,
+                                                     const std::vector<std::vector<int64_t>>& prefixes,
+                                                     std::vector<std::vector<text::AlignedWord>>& words) {
+  if (!align && !search && prefixes.empty()) return batcher.translate(lines);
   auto& translator = batcher.translator();
   std::vector<decode::LinePlan> plans;
-  for (const auto& line : lines) plans.push_back(translator.plan(line));
-  auto hypotheses = batcher.translate_plans(plans);
+  for (size_t l = 0; l < lines.size(); ++l) {
+    plans.push_back(translator.plan(lines[l]));
+    if (!prefixes.empty() && !plans.back().pieces.empty()) plans.back().target_prefix = prefixes[l];
+  }
+  auto hypotheses = batcher.translate_plans(plans, search ? *search : translator.options().search);
+  if (!align) {
+    std::vector<decode::LineTranslation> out;
+    for (size_t l = 0; l < lines.size(); ++l) out.push_back(translator.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
+    return out;
+  }
   words.resize(lines.size());
   batcher.run_on_worker([&] {
     const int64_t layer = decode::default_alignment_layer(translator);
@@ -109,14 +120,23 @@ std::vector<decode::LineTranslation> translate_lines(Batcher& batcher, const std
 
 }  // namespace
 
-std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts, bool align) {
+std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts, bool align,
+                                             const DecodingRequest& decoding) {
   std::vector<std::string> lines;
+  std::vector<std::vector<int64_t>> prefixes;  // per line: a text's prefix goes to its first line
   std::vector<size_t> first_line;  // per text, into `lines`
   std::vector<size_t> line_at;     // per line, its first byte in its text
   for (const auto& text : texts) {
     first_line.push_back(lines.size());
     size_t at = 0;
     for (auto& line : split_lines(text)) {
+      if (!decoding.target_prefixes.empty()) {
+        const std::string& prefix = decoding.target_prefixes[first_line.size() - 1];
+        prefixes.emplace_back();
+        if (lines.size() == first_line.back() && !prefix.empty()) {
+          for (int id : batcher.translator().vocabs().tgt->encode(prefix)) prefixes.back().push_back(id);
+        }
+      }
       line_at.push_back(at);
       at += line.size() + 1 + (at + line.size() < text.size() && text[at + line.size()] == '\r' ? 1 : 0);
       lines.push_back(std::move(line));
@@ -124,7 +144,7 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
   }
   first_line.push_back(lines.size());
   std::vector<std::vector<text::AlignedWord>> words;
-  const auto translated = translate_lines(batcher, lines, align, words);
+  const auto translated = translate_lines(batcher, lines, align, decoding.search, prefixes, words);
   std::vector<TextTranslation> out(texts.size());
   for (size_t t = 0; t < texts.size(); ++t) {
     size_t n_hyps = 1;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,21 @@ struct RequestLimits {
 // The lines of a text: split at '\n', a trailing '\r' dropped from each.
 std::vector<std::string> split_lines(const std::string& text);
 
+// The widest beam a request may ask for (search costs grow with it).
+constexpr int64_t kMaxRequestBeam = 16;
+
+// What a request may ask of the search beside the texts (OpenNMT-py's API).
+struct DecodingRequest {
+  std::optional<decode::SearchOptions> search;  // none: the server's options
+  std::vector<std::string> target_prefixes;     // empty, or one per text ("" for none): its translation starts so
+};
+
 // With `align`, each text's best translation is aligned word by word to the
 // text (decode/line_alignment.h; one more pass of the model per sentence, on
-// the batcher's worker).
+// the batcher's worker). A text's target prefix leads the translation of its
+// first sentence.
 std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector<std::string>& texts,
-                                             bool align = false);
+                                             bool align = false, const DecodingRequest& decoding = {});
 
 // Texts that are HTML (LibreTranslate's format "html"), each a fragment or a
 // page, translated with their markup kept (decode/html_translation.h): the

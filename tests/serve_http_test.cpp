@@ -123,8 +123,8 @@ TEST_F(HttpServer, HtmlRequestsKeepTheirMarkupAsTheCommandLineDoes) {
 
 TEST_F(HttpServer, NBestAndAlternativesAreTheCommandLinesNBest) {
   // The command line's n-best lines: INDEX ||| HYPOTHESIS ||| SCORE.
-  const auto lines = test::cli_translations(model_dir(), {kLines[0]}, "--beam 3 --nbest 2");
-  ASSERT_EQ(lines.size(), 2u);
+  const auto lines = test::cli_translations(model_dir(), {kLines[0]}, "--beam 3 --nbest 3");
+  ASSERT_EQ(lines.size(), 3u);
   auto hypothesis = [](const std::string& line) {
     const size_t a = line.find(" ||| ") + 5, b = line.rfind(" ||| ");
     return line.substr(a, b - a);
@@ -146,7 +146,46 @@ TEST_F(HttpServer, NBestAndAlternativesAreTheCommandLinesNBest) {
              "application/json");
   ASSERT_EQ(libre->status, 200) << libre->body;
   EXPECT_EQ(body_of(libre).at("translatedText"), hypothesis(lines[0]));
-  EXPECT_EQ(body_of(libre).at("alternatives"), json::array({hypothesis(lines[1])}));  // as many as decoded
+  // More than the server's --nbest 2 gives: as many as the beam holds, the best unchanged.
+  EXPECT_EQ(body_of(libre).at("alternatives"), json::array({hypothesis(lines[1]), hypothesis(lines[2])}));
+  const auto one = c.Post("/translate",
+                          json{{"q", kLines[0]}, {"source", "de"}, {"target", "en"}, {"alternatives", 1}}.dump(),
+                          "application/json");
+  EXPECT_EQ(body_of(one).at("alternatives"), json::array({hypothesis(lines[1])}));
+}
+
+// OpenNMT-py requests with decoding options of their own: the command line's
+// translation with the same flags, a target prefix per element, and bad
+// values refused with 400 naming the field.
+TEST_F(HttpServer, OpenNmtRequestsCarryDecodingOptions) {
+  const auto greedy = test::cli_translations(model_dir(), {kLines[0]}, "--beam 1 --no-repeat-ngram-size 2");
+  const auto sampled = test::cli_translations(model_dir(), {kLines[0]}, "--beam 1 --sampling-topk 0 --seed 5");
+  ASSERT_EQ(greedy.size(), 1u);
+  test::ServedModel served(model_dir(), {}, {});
+  auto c = served.client();
+  const auto post = [&c](const json& body) { return c.Post("/translator/translate", body.dump(), "application/json"); };
+  const auto g = post(json::array({{{"src", kLines[0]}, {"beam_size", 1}, {"no_repeat_ngram_size", 2}}}));
+  ASSERT_EQ(g->status, 200) << g->body;
+  EXPECT_EQ(body_of(g)[0][0].at("tgt"), greedy[0]);
+  const auto s = post(json::array({{{"src", kLines[0]}, {"beam_size", 1}, {"sampling_topk", 0}, {"seed", 5}}}));
+  ASSERT_EQ(s->status, 200) << s->body;
+  EXPECT_EQ(body_of(s)[0][0].at("tgt"), sampled[0]);
+  const auto n = post(json::array({{{"src", kLines[0]}, {"n_best", 3}}, {{"src", kLines[2]}, {"target_prefix", "man"}}}));
+  ASSERT_EQ(n->status, 200) << n->body;
+  ASSERT_EQ(body_of(n).size(), 3u) << "one list per rank";
+  EXPECT_EQ(body_of(n)[0][1].at("tgt").get<std::string>().rfind("man", 0), 0u) << n->body;
+  for (const json& bad : {json::array({{{"src", "x"}, {"beam_size", "wide"}}}),
+                          json::array({{{"src", "x"}, {"beam_size", 64}}}),
+                          json::array({{{"src", "x"}, {"sampling_topp", 2.0}}}),
+                          json::array({{{"src", "x"}, {"seed", -1}}}),
+                          json::array({{{"src", "x"}, {"target_prefix", 3}}}),
+                          json::array({{{"src", "x"}, {"beam_size", 2}}, {{"src", "y"}, {"beam_size", 3}}})}) {
+    const auto r = post(bad);
+    EXPECT_EQ(r->status, 400) << bad.dump();
+    EXPECT_TRUE(body_of(r).contains("error")) << r->body;
+  }
+  const auto named = post(json::array({{{"src", "x"}, {"sampling_topp", 2.0}}}));
+  EXPECT_NE(body_of(named).at("error").get<std::string>().find("sampling-topp"), std::string::npos) << named->body;
 }
 
 struct BadRequest {
