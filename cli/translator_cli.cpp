@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <torch/cuda.h>
 
+#include "cli/model_decoding.h"
 #include "cli/translator_html.h"
 #include "cli/translator_output.h"
 #include "cli/translator_score.h"
@@ -45,7 +46,7 @@ struct Args {
   int64_t parallel_batches = 1;  // 0: one per core used on the CPU
   decode::TranslatorOptions options;
   std::vector<std::string> text;
-  bool beam_given = false, attention_layer_given = false;
+  bool beam_given = false, length_penalty_given = false, attention_layer_given = false;
   ServeArgs serve;
 };
 
@@ -319,7 +320,8 @@ int run_translation(Args& a) {
   a.options.precision = choose_precision(a.precision, device).precision;
   const int cores = configure_cpu_threads(a.threads, a.options.precision).cores;
   a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
-  if (a.serve.serve) return run_server(a.serve, a.model_dirs, a.checkpoint, device, a.options);
+  const GivenSearchFlags given{a.beam_given, a.length_penalty_given};
+  if (a.serve.serve) return run_server(a.serve, a.model_dirs, a.checkpoint, device, a.options, given);
   auto loaded = storage::load_model_dir(a.model_dir, a.checkpoint, device);
   if (!loaded.why.empty()) {
     std::cerr << "translator: using " << loaded.checkpoint_path << " (step " << loaded.step << "; " << loaded.why
@@ -332,6 +334,9 @@ int run_translation(Args& a) {
   std::ifstream file;
   if (!a.input.empty()) file = open_input(a.input);
   a.options.source_language = data::language_pair(loaded.config.data).source;
+  std::cerr << "translator: "
+            << apply_model_decoding(a.options.search, loaded.decoding, storage::ModelDirPaths(a.model_dir).decoding, given)
+            << ".\n";
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
   if (a.format == "html") {
@@ -370,6 +375,7 @@ int translator_main(int argc, char** argv) {
     throw;
   }
   a.beam_given = app.count("--beam") > 0;
+  a.length_penalty_given = app.count("--length-penalty") > 0;
   a.attention_layer_given = app.count("--attention-layer") > 0;
   check_args(a);
   if (!a.hypotheses.empty()) return score_files(a.score_ref, a.hypotheses);

@@ -97,12 +97,14 @@ struct LoadedEntry {
   storage::LoadedModel loaded;
   std::unique_ptr<decode::Translator> translator;
   serve::ModelEntry entry;
+  std::string decoding;  // which beam and length penalty it decodes with, and why
 };
 
 LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
-                       const decode::TranslatorOptions& options) {
-  LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), nullptr, {}};
+                       decode::TranslatorOptions options, GivenSearchFlags given) {
+  LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), nullptr, {}, {}};
   const auto pair = served_pair(e.loaded, dir);
+  e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given);
   e.translator = std::make_unique<decode::Translator>(e.loaded.model, e.loaded.vocabs,
                                                       serve::serving_options(options, pair.source));
   e.entry.translator = e.translator.get();
@@ -117,7 +119,7 @@ LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, co
 }  // namespace
 
 int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, const std::string& checkpoint,
-               const torch::Device& device, const decode::TranslatorOptions& options) {
+               const torch::Device& device, const decode::TranslatorOptions& options, GivenSearchFlags given) {
   install_stop_signal_handlers();
   const serve::ServerOptions& server_options = s.server;
   std::vector<LoadedEntry> loaded;  // declared first: the translators must outlive the server's batchers
@@ -129,11 +131,11 @@ int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, c
   std::vector<serve::ModelEntry> entries;
   for (const auto& dir : model_dirs) {
     if (stop_requested()) break;
-    loaded.push_back(load_entry(dir, checkpoint, device, options));
+    loaded.push_back(load_entry(dir, checkpoint, device, options, given));
     entries.push_back(loaded.back().entry);
     const auto& e = entries.back();
     std::cerr << "translator: model " << 100 + entries.size() - 1 << ": " << e.pair.source << "->" << e.pair.target
-              << " with " << e.description << "\n";
+              << " with " << e.description << "; " << loaded.back().decoding << "\n";
     for (size_t i = 0; i + 1 < entries.size(); ++i) {
       if (entries[i].pair.source == e.pair.source && entries[i].pair.target == e.pair.target) {
         std::cerr << "translator: warning: model " << 100 + entries.size() - 1 << " (" << e.name

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/model_decoding.h"
 #include "decode/translation.h"
 #include "serve/server_options.h"
 
@@ -27,8 +28,10 @@ std::vector<std::string> model_dirs_under(const std::string& folder);
 // Listens at once (/health answers, /ready says 503), loads the models one
 // after the other, then serves until SIGTERM or SIGINT, finishes the
 // requests in flight and returns 0. `options` are the command line's
-// decoding options; `checkpoint` is for a single model only.
+// decoding options (each model's decoding.json fills in the beam and length
+// penalty that `given` says the command line left out); `checkpoint` is for
+// a single model only.
 int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, const std::string& checkpoint,
-               const torch::Device& device, const decode::TranslatorOptions& options);
+               const torch::Device& device, const decode::TranslatorOptions& options, GivenSearchFlags given);
 
 }  // namespace nmt::cli

@@ -26,6 +26,7 @@ ModelDirPaths::ModelDirPaths(const std::string& r)
       best(r + "/checkpoints/best.pt"),
       average(r + "/checkpoints/average.pt"),
       scores(r + "/checkpoints/scores.json"),
+      decoding(r + "/decoding.json"),
       metrics(r + "/metrics.jsonl"),
       log(r + "/train.log") {}
 
@@ -150,6 +151,7 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
   out.model->to(device);
   out.model->eval();
   out.step = ckpt.step();
+  out.decoding = read_decoding_choice(paths.decoding);
   ckpt = Checkpoint{};
   // The file's bytes and the staging copies of the weights are freed now;
   // without this the allocator (which keeps freed pages, util/allocator.h)

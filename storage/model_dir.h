@@ -1,20 +1,23 @@
 // A trained model directory (README, "Train on your own data"): config.json, vocab/,
 // checkpoints/{last,best,average,step-N}.pt and scores.json (the final
-// validation of best.pt and average.pt). What the translator needs to run.
+// validation of best.pt and average.pt), decoding.json (the search the final
+// validation chose). What the translator needs to run.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <torch/types.h>
 
 #include "model/transformer.h"
+#include "storage/decoding_choice.h"
 #include "util/config.h"
 #include "vocab/vocabularies.h"
 
 namespace nmt::storage {
 
 struct ModelDirPaths {
-  std::string root, config, vocab_dir, checkpoints, last, best, average, scores, metrics, log;
+  std::string root, config, vocab_dir, checkpoints, last, best, average, scores, decoding, metrics, log;
   explicit ModelDirPaths(const std::string& root);
   std::string step_checkpoint(int64_t step) const;
 };
@@ -26,6 +29,7 @@ struct LoadedModel {
   std::string checkpoint_path;  // the file the weights came from
   std::string why;              // why that file, when the directory chose it
   int64_t step = 0;
+  std::optional<DecodingChoice> decoding;  // DIR/decoding.json, when the trainer tuned the search
 };
 
 struct CheckpointChoice {

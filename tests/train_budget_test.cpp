@@ -29,7 +29,10 @@ class TrainingBudget : public ::testing::Test {
     config["train"]["max_minutes"] = 0.02;
     config["train"]["schedule"] = "inverse_sqrt";
     config["checkpoint"] = {{"every_steps", 2}, {"keep_last", 1}, {"average_last", 3}};
-    config["valid"] = {{"every_steps", 1000}, {"bleu", true}, {"beam", 1}, {"final_beam", 2}};
+    config["train"]["precision"] = "fp32";
+    config["valid"] = {{"every_steps", 1000},    {"bleu", true},
+                       {"beam", 1},              {"final_beam", 2},
+                       {"tune_beams", {1, 2}},   {"tune_length_penalties", {0.0, 1.0}}};
     test::write_json(dir_.path("c.json"), config);
   }
   test::CommandResult run(const std::string& binary, const std::string& args) {
@@ -84,6 +87,39 @@ TEST_F(TrainingBudget, ATinyBudgetStopsCleanlyWithAnAverageAndAChoice) {
   ASSERT_EQ(translated.code, 0) << translated.output;
   EXPECT_NE(translated.output.find("translator: using " + checkpoints() + "/" + chosen), std::string::npos)
       << translated.output;
+
+  // Then every beam x length penalty of valid.tune_* decoded the validation
+  // set with the chosen checkpoint, and decoding.json holds the best pair.
+  const auto decoding = nlohmann::json::parse(test::read_text(dir_.path("run") + "/decoding.json"));
+  ASSERT_EQ(decoding.at("trials").size(), 4u) << decoding.dump();
+  double best = -1;
+  for (const auto& t : decoding.at("trials")) best = std::max(best, t.at("bleu").get<double>());
+  EXPECT_EQ(decoding.at("bleu").get<double>(), best);
+  EXPECT_EQ(decoding.at("checkpoint"), chosen);
+  EXPECT_NE(metrics.find("\"type\":\"decoding\""), std::string::npos);
+  const int64_t beam = decoding.at("beam");
+  const double alpha = decoding.at("length_penalty");
+  EXPECT_NE(translated.output.find("as the final validation chose"), std::string::npos) << translated.output;
+  // The recorded BLEU is what the translator scores on the validation set with that choice.
+  const auto scored = run(translator, "--model " + test::shell_quote(dir_.path("run")) +
+                                          " --precision fp32 --input " + test::shell_quote(dir_.path("valid.en")) +
+                                          " --score " + test::shell_quote(dir_.path("valid.de")));
+  ASSERT_EQ(scored.code, 0) << scored.output;
+  std::string last_line;  // the score line: the last JSON line of the output
+  std::istringstream out_lines(scored.output);
+  for (std::string line; std::getline(out_lines, line);) {
+    if (!line.empty() && line.front() == '{') last_line = line;
+  }
+  EXPECT_NEAR(nlohmann::json::parse(last_line).at("bleu").get<double>(), decoding.at("bleu").get<double>(), 0.01)
+      << scored.output;
+  EXPECT_NE(scored.output.find("beam " + std::to_string(beam)), std::string::npos) << scored.output;
+  // A flag overrides its half of the choice, and the line says which.
+  const auto flagged = run(translator, "--model " + test::shell_quote(dir_.path("run")) + " --beam 3 'the cat'");
+  ASSERT_EQ(flagged.code, 0) << flagged.output;
+  EXPECT_NE(flagged.output.find("beam 3 (--beam)"), std::string::npos) << flagged.output;
+  char penalty[32];
+  std::snprintf(penalty, sizeof penalty, "length penalty %.2f,", alpha);
+  EXPECT_NE(flagged.output.find(penalty), std::string::npos) << flagged.output;
 
   // The averaged checkpoint exports to the reference's state_dict, which loads into the model.
   const auto exported = run(translator, "--model " + test::shell_quote(dir_.path("run")) + " --checkpoint " +

@@ -1,7 +1,8 @@
 // The end of a run (after the last step, a spent time budget, an early stop or
 // a clean stop on a signal): checkpoint averaging, the final validation of
 // best.pt and average.pt with the final beam, checkpoints/scores.json for the
-// translator's choice, and how much of the run validation took.
+// translator's choice, the search it decodes with (decoding.json), and how
+// much of the run validation took.
 #include <algorithm>
 #include <filesystem>
 
@@ -9,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "storage/checkpoint_average.h"
+#include "storage/decoding_choice.h"
 #include "train/trainer.h"
 #include "train/validation.h"
 #include "util/allocator.h"
@@ -43,6 +45,7 @@ void Trainer::finish_run() {
     write_file_atomically(paths_.scores, scores.dump(2) + "\n");
     log_->info("the translator will load {} (the better of the final validation)",
                chosen.at("file").get<std::string>());
+    tune_decoding(chosen.at("file").get<std::string>(), average);
   }
   report_time_share(training_seconds,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -90,6 +93,37 @@ nlohmann::json Trainer::score_checkpoint(const std::string& file, const storage:
              config_.valid.bleu ? fmt::format(" BLEU {:.2f} (beam {})", v.bleu, beam)
                                 : std::string());
   return {{"file", file}, {"step", checkpoint.step()}, {"score", v.score}, {"valid_loss", v.loss}};
+}
+
+// With valid.bleu: every beam x length penalty of valid.tune_* decodes the
+// validation set with the chosen checkpoint; the best pair goes to
+// DIR/decoding.json, which the translator and the server then decode with.
+void Trainer::tune_decoding(const std::string& file, const std::optional<storage::Checkpoint>& average) {
+  const auto& v = config_.valid;
+  if (!v.bleu || v.tune_beams.empty() || v.tune_length_penalties.empty()) return;
+  if (average && file == fs::path(paths_.average).filename().string()) {
+    storage::load_state_dict(*model_, average->weights, file);
+  } else {
+    const std::string path = (fs::path(paths_.checkpoints) / file).string();
+    storage::load_state_dict(*model_, storage::load_checkpoint(path, storage::CheckpointParts::kWeights).weights,
+                             path);
+  }
+  model_->eval();
+  std::vector<storage::DecodingTrial> trials;
+  for (int64_t beam : v.tune_beams) {
+    for (double alpha : v.tune_length_penalties) {
+      const double bleu = validator_->decode_bleu(model_, vocabs_, step_settings_.precision, beam, alpha);
+      trials.push_back({beam, alpha, bleu});
+      log_->info("decoding choice: beam {} length penalty {:.2f}: BLEU {:.2f}", beam, alpha, bleu);
+      metrics_->write({{"type", "decoding"}, {"checkpoint", file}, {"beam", beam}, {"length_penalty", alpha},
+                       {"bleu", bleu}});
+    }
+  }
+  const auto choice = storage::choose_decoding(trials, file);
+  storage::write_decoding_choice(paths_.decoding, choice);
+  log_->info("the translator will decode with beam {} and length penalty {:.2f} (BLEU {:.2f} on the validation set; "
+             "{})",
+             choice.beam, choice.length_penalty, choice.bleu, paths_.decoding);
 }
 
 void Trainer::report_time_share(double total, double final_seconds) {

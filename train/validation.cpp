@@ -32,14 +32,14 @@ ValidationResult Validator::validate(model::Transformer model, const vocab::Voca
                                      const torch::Device& device, Precision precision, int64_t beam) {
   ValidationResult v = run_validation(*model, batches_, config_, device, precision);
   if (config_.valid.bleu) {
-    v.bleu = decode_bleu(model, vocabs, precision, beam);
+    v.bleu = decode_bleu(model, vocabs, precision, beam, config_.valid.length_penalty);
     v.score = v.bleu;
   }
   return v;
 }
 
-double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs,
-                              Precision precision, int64_t beam) {
+double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
+                              int64_t beam, double length_penalty) {
   if (!lines_) {
     lines_ = data::read_parallel_lines(config_.data.valid_src, config_.data.valid_tgt);
     const auto limit = static_cast<size_t>(config_.valid.max_sentences);
@@ -50,7 +50,7 @@ double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularie
   }
   decode::TranslatorOptions options;
   options.search.beam = beam;
-  options.search.length_penalty = config_.valid.length_penalty;
+  options.search.length_penalty = length_penalty;
   options.batch_size = 64;
   options.precision = precision;
   decode::Translator translator(model, vocabs, options);

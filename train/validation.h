@@ -42,9 +42,12 @@ class Validator {
   ValidationResult validate(model::Transformer model, const vocab::Vocabularies& vocabs,
                             const torch::Device& device, Precision precision, int64_t beam);
 
- private:
+  // BLEU of the validation set decoded with this beam and length penalty
+  // (at most valid.max_sentences of it).
   double decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
-                     int64_t beam);
+                     int64_t beam, double length_penalty);
+
+ private:
 
   const Config& config_;
   std::vector<data::Batch> batches_;

@@ -133,6 +133,10 @@ void ValidConfig::validate() const {
   require(final_beam >= 0, "valid.final_beam must not be negative (0: valid.beam).");
   require(length_penalty >= 0, "valid.length_penalty must not be negative.");
   require(early_stop_patience >= 0, "valid.early_stop_patience must not be negative.");
+  for (int64_t b : tune_beams) require(b >= 1 && b <= 64, "valid.tune_beams must hold beams from 1 to 64.");
+  for (double lp : tune_length_penalties) {
+    require(std::isfinite(lp) && lp >= 0, "valid.tune_length_penalties must hold non-negative numbers.");
+  }
 }
 
 void Config::validate() const {

@@ -121,6 +121,11 @@ struct ValidConfig {
   double length_penalty = 0.6;      // GNMT alpha, as the translator's --length-penalty
   int64_t early_stop_patience = 0;  // validations without improvement; 0 disables
   int64_t max_sentences = 0;        // decode at most this many for BLEU; 0: all
+  // At the end, with valid.bleu: every beam x length penalty here decodes the
+  // validation set with the chosen checkpoint, and the best pair goes to
+  // DIR/decoding.json for the translator. Either list empty: no tuning.
+  std::vector<int64_t> tune_beams{4, 5};
+  std::vector<double> tune_length_penalties{0.6, 1.0, 1.5};
   int64_t beam_at_end() const { return final_beam > 0 ? final_beam : beam; }
   void validate() const;
 };

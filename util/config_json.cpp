@@ -41,6 +41,24 @@ class SectionReader {
     }
   }
 
+  // A list of whole numbers, each checked as get() checks one.
+  template <typename T>
+  bool get_whole_numbers(const char* key, std::vector<T>& out) {
+    json list;
+    if (!get(key, list)) return false;
+    if (!list.is_array()) throw UsageError("Config key '" + qualified(key) + "' in " + origin_ + " must be a list.");
+    out.clear();
+    for (const auto& v : list) {
+      if (!v.is_number()) {
+        throw UsageError("Config key '" + qualified(key) + "' in " + origin_ + " must hold numbers (got " +
+                         v.dump(-1, ' ', false, json::error_handler_t::replace) + ").");
+      }
+      check_whole_number<T>(key, v);
+      out.push_back(v.get<T>());
+    }
+    return true;
+  }
+
   void reject_unknown() const {
     for (auto it = j_.begin(); it != j_.end(); ++it) {
       if (!seen_.count(it.key())) {
@@ -217,6 +235,8 @@ ValidConfig valid_config_from_json(const json& section, const std::string& origi
   s.get("length_penalty", out.length_penalty);
   s.get("early_stop_patience", out.early_stop_patience);
   s.get("max_sentences", out.max_sentences);
+  s.get_whole_numbers("tune_beams", out.tune_beams);
+  s.get("tune_length_penalties", out.tune_length_penalties);
   s.reject_unknown();
   return out;
 }
@@ -319,7 +339,9 @@ json config_to_json(const Config& c) {
                 {"final_beam", c.valid.final_beam},
                 {"length_penalty", c.valid.length_penalty},
                 {"early_stop_patience", c.valid.early_stop_patience},
-                {"max_sentences", c.valid.max_sentences}};
+                {"max_sentences", c.valid.max_sentences},
+                {"tune_beams", c.valid.tune_beams},
+                {"tune_length_penalties", c.valid.tune_length_penalties}};
   return j;
 }
 
