@@ -47,6 +47,7 @@ struct Args {
   decode::TranslatorOptions options;
   std::vector<std::string> text;
   bool beam_given = false, length_penalty_given = false, attention_layer_given = false;
+  bool with_scores = false;  // INDEX ||| HYPOTHESIS ||| SCORE lines even for one hypothesis
   ServeArgs serve;
 };
 
@@ -61,6 +62,8 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--beam", s.beam, "Beam size; 1 is greedy decoding")->capture_default_str();
   app.add_option("--nbest", s.nbest, "Print the K best hypotheses per line as INDEX ||| HYPOTHESIS ||| SCORE")
       ->capture_default_str();
+  app.add_flag("--with-scores", a.with_scores,
+               "Print INDEX ||| HYPOTHESIS ||| SCORE lines (as --nbest does) even for one hypothesis a line");
   app.add_option("--batch-size", a.options.batch_size, "Sentences per batch (sorted by length)")
       ->capture_default_str();
   app.add_option("--max-len-a", s.max_len_a, "Output limit: A * source tokens + B")->capture_default_str();
@@ -157,9 +160,10 @@ void check_args(Args& a) {
   if (a.serve.serve) {
     a.serve.server.validate();
   }
-  if (a.format == "html" && (a.options.search.nbest > 1 || !a.score_ref.empty() || !a.svg_path.empty())) {
-    throw UsageError("--format html writes one translated document per input; it takes no --nbest, --score or "
-                     "--attention-svg.");
+  if (a.format == "html" &&
+      (a.options.search.nbest > 1 || a.with_scores || !a.score_ref.empty() || !a.svg_path.empty())) {
+    throw UsageError("--format html writes one translated document per input; it takes no --nbest, --with-scores, "
+                     "--score or --attention-svg.");
   }
   if (a.threads < 0) throw UsageError("--threads must not be negative (got " + std::to_string(a.threads) + ").");
   if (a.parallel_batches < 0) {
@@ -252,7 +256,7 @@ void on_translation(RunContext& c, int64_t index, const decode::LineTranslation&
   if (t.plan.invalid_utf8) {
     std::cerr << "translator: warning: " << where << " is not valid UTF-8; its translation is left empty.\n";
   }
-  write_translation(c.out.stream(), index, t, c.args.options.search.nbest > 1);
+  write_translation(c.out.stream(), index, t, c.args.options.search.nbest > 1 || c.args.with_scores);
   if (c.interactive) c.out.stream().flush();
   if (c.refs) c.refs->add(index, t.texts.empty() ? std::string() : t.texts.front());
   if (!c.args.svg_path.empty() && !c.svg_written && !t.texts.empty()) {

@@ -176,6 +176,14 @@ TEST_F(TranslatorWithModel, DecodingOptionsFromTheCommandLine) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].rfind("man", 0), 0u) << lines[0];
   EXPECT_EQ(lines[1], lines_of(plain.out)[1]) << "a line without a tab has no prefix";
+  // --with-scores: the n-best line format for one hypothesis a line, the same text.
+  const auto scored = run_translator(model_arg() + " --with-scores", input);
+  ASSERT_EQ(scored.code, 0) << scored.err;
+  const auto scored_lines = lines_of(scored.out), plain_lines = lines_of(plain.out);
+  ASSERT_EQ(scored_lines.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(scored_lines[i].rfind(std::to_string(i) + " ||| " + plain_lines[i] + " ||| -", 0), 0u) << scored_lines[i];
+  }
   const std::string sample = model_arg() + " --beam 1 --sampling-topk 0 --seed 7";
   const auto a = run_translator(sample, input), b = run_translator(sample, input);
   ASSERT_EQ(a.code, 0) << a.err;

@@ -1,0 +1,404 @@
+#!/usr/bin/python3
+"""Our decoding beside CTranslate2's, on the same model and the same sentences.
+
+    CT2_PYTHONPATH=DIR bench/ct2_compare.py MODEL_DIR SRC REF [--limit N] [--threads 2]
+        [--beams 4,1] [--batches 32,1] [--parallel 1,2] [--precisions fp32,bf16] [--ct2-types auto]
+    CT2_PYTHONPATH=DIR bench/ct2_compare.py --equal MODEL_DIR SRC [--limit 1000]
+
+DIR holds the `ctranslate2` Python package with its compiled extension. Without
+CT2_PYTHONPATH, or when the package does not import from it, the script says so and
+exits 0: nothing to compare with. To build CTranslate2 on a Debian 12 machine (no MKL
+there: oneDNN and GNU OpenMP), from a checkout of github:OpenNMT/CTranslate2 with its
+third_party submodules:
+    apt-get install cmake ninja-build g++ libdnnl-dev pybind11-dev python3-dev python3-numpy python3-yaml
+    cmake -S CTranslate2 -B ct2-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DWITH_MKL=OFF -DWITH_DNNL=ON \\
+          -DOPENMP_RUNTIME=COMP -DWITH_CUDA=OFF -DCMAKE_INSTALL_PREFIX=$PWD/ct2 && cmake --build ct2-build \\
+          && cmake --install ct2-build
+then compile CTranslate2/python/cpp/*.cc against it with pybind11 into
+ct2/python/ctranslate2/_ext$(python3-config --extension-suffix) beside a copy of
+CTranslate2/python/ctranslate2, and point CT2_PYTHONPATH at ct2/python. (Debian's
+oneDNN is 2.6: its Conv1D, used by Whisper only, needs oneDNN 3; disable it.)
+
+The model is converted once into WORK/ct2_model (our reference-named export through
+`translator --export-state-dict`, mapped onto CTranslate2's TransformerSpec).
+
+Speed (default): for each P in --parallel, ours is decode_bench (--threads T
+--parallel-batches P) and CTranslate2 runs inter_threads P x intra_threads T/P; both
+translate every line, SentencePiece included, after 8 warm-up lines, batches of
+--batches sentences sorted by length; target tokens count the end token. Length
+penalties differ (ours GNMT ((5+L)/6)^a, theirs L^a): ours 0.6 against theirs 0.5,
+which have the same slope at 20 tokens. Prints every row, ours/theirs ratios in target
+tokens per second (best precision of each, and fp32/float32), BLEU of both
+(`translator --score`), and the peak resident memory of each (CTranslate2: of its
+process, model loading included; ours: decode_bench's per-row peak, likewise).
+
+Equality (--equal): both in fp32 with no length penalty (where the two agree), beam 4
+and greedy, our output limit floor(1.5 x source) + 10 mirrored on CTranslate2's side;
+counts identical lines, lists the others with both model scores, and counts lines
+where our best hypothesis scores lower than CTranslate2's (it never should: both run
+the same model, and our search keeps going at least as long).
+
+Time with OpenBLAS's settings unset, as users run (`env -u OPENBLAS_CORETYPE -u
+OPENBLAS_L2_SIZE`); this script unsets them for its children.
+"""
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def child_env():
+    env = dict(os.environ)
+    for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        env.pop(k, None)
+    env["PYTHONPATH"] = os.environ.get("CT2_PYTHONPATH", "")
+    return env
+
+
+def worker(args):
+    """Runs this script in a child with CTranslate2 importable; returns its stdout."""
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker"] + args, env=child_env(),
+                       stdout=subprocess.PIPE, check=True, text=True)
+    return r.stdout
+
+
+# ---- in the worker (CTranslate2 imported) ----
+
+def sinusoid_table(max_len, d_model):
+    import torch  # the same float32 operations as model/positional_encoding.cpp
+    table = torch.zeros(max_len, d_model)
+    position = torch.arange(0, max_len).float().unsqueeze(1)
+    denominator = torch.pow(10000.0, torch.arange(0, d_model, 2).float() / float(d_model))
+    table[:, 0::2] = torch.sin(position / denominator)
+    table[:, 1::2] = torch.cos(position / denominator)[:, : d_model // 2]
+    return table
+
+
+def convert(model_dir, out_dir, translator):
+    """Our model directory as a CTranslate2 model (float32 weights)."""
+    import numpy as np
+    import torch
+    from ctranslate2.specs import common_spec, transformer_spec
+
+    cfg = json.load(open(os.path.join(model_dir, "config.json")))
+    m = cfg["model"]
+    vocab_dir = os.path.join(model_dir, "vocab")
+    names = json.load(open(os.path.join(vocab_dir, "vocab.json")))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "weights.pt")
+        subprocess.run([translator, "--model", model_dir, "--export-state-dict", path], check=True,
+                       stderr=subprocess.DEVNULL)
+        sd = torch.load(path, map_location="cpu")
+
+    def array(name):
+        return sd[name].detach().float().contiguous().numpy()
+
+    def linear(spec, *layers):  # several Linear layers fused row-wise (q, k, v)
+        spec.weight = np.concatenate([array(n + ".weight") for n in layers])
+        if all(n + ".bias" in sd for n in layers):
+            spec.bias = np.concatenate([array(n + ".bias") for n in layers])
+
+    def norm(spec, name):
+        spec.gamma, spec.beta = array(name + ".gamma"), array(name + ".beta")
+
+    # Ours interleaves sin and cos; CTranslate2's own table concatenates them: store ours.
+    def positions(side):
+        if m.get("learned_positions", False):
+            return array(side + ".emb.pos_emb.weight")
+        return sinusoid_table(int(m["max_len"]), m["d_model"]).numpy()
+
+    pre_norm = bool(m.get("pre_norm", False))
+    spec = transformer_spec.TransformerSpec.from_config(m["n_layers"], m["n_head"], pre_norm=pre_norm,
+                                                        activation=common_spec.Activation.RELU)
+    scale = bool(m.get("scale_embedding", False))
+    enc, dec = spec.encoder, spec.decoder
+    enc.embeddings[0].weight = array("encoder.emb.tok_emb.weight")
+    dec.embeddings.weight = array("decoder.emb.tok_emb.weight")
+    enc.scale_embeddings = dec.scale_embeddings = scale
+    enc.position_encodings.encodings = positions("encoder")
+    dec.position_encodings.encodings = positions("decoder")
+    if pre_norm:
+        norm(enc.layer_norm, "encoder.norm")
+        norm(dec.layer_norm, "decoder.norm")
+    for i, layer in enumerate(enc.layer):
+        p = "encoder.layers.%d." % i
+        linear(layer.self_attention.linear[0], p + "attention.w_q", p + "attention.w_k", p + "attention.w_v")
+        linear(layer.self_attention.linear[1], p + "attention.w_concat")
+        norm(layer.self_attention.layer_norm, p + "norm1")
+        linear(layer.ffn.linear_0, p + "ffn.linear1")
+        linear(layer.ffn.linear_1, p + "ffn.linear2")
+        norm(layer.ffn.layer_norm, p + "norm2")
+    for i, layer in enumerate(dec.layer):
+        p = "decoder.layers.%d." % i
+        s, x = p + "self_attention.", p + "enc_dec_attention."
+        linear(layer.self_attention.linear[0], s + "w_q", s + "w_k", s + "w_v")
+        linear(layer.self_attention.linear[1], s + "w_concat")
+        norm(layer.self_attention.layer_norm, p + "norm1")
+        linear(layer.attention.linear[0], x + "w_q")
+        linear(layer.attention.linear[1], x + "w_k", x + "w_v")
+        linear(layer.attention.linear[2], x + "w_concat")
+        norm(layer.attention.layer_norm, p + "norm2")
+        linear(layer.ffn.linear_0, p + "ffn.linear1")
+        linear(layer.ffn.linear_1, p + "ffn.linear2")
+        norm(layer.ffn.layer_norm, p + "norm3")
+    projection = sd.get("decoder.linear.weight", sd["decoder.emb.tok_emb.weight"])
+    dec.projection.weight = projection.float().numpy()
+    bias = array("decoder.linear.bias").copy() if "decoder.linear.bias" in sd else np.zeros(
+        projection.shape[0], dtype=np.float32)
+    # Our search never produces pad or bos; here their logits are pushed out of reach.
+    pad, bos, eos = int(m.get("trg_pad_idx", 1)), int(m.get("trg_sos_idx", 2)), 3
+    for t in {pad, bos} - {eos}:
+        bias[t] = -1e9
+    dec.projection.bias = bias
+
+    def pieces(model_file):
+        with open(os.path.join(vocab_dir, os.path.splitext(model_file)[0] + ".vocab"), encoding="utf-8") as f:
+            return [line.rstrip("\n").split("\t")[0] for line in f]
+
+    src, tgt = pieces(names["src"]), pieces(names["tgt"])
+    spec.config.layer_norm_epsilon = 1e-12  # the reference's LayerNorm
+    spec.config.add_source_bos = spec.config.add_source_eos = True
+    spec.config.bos_token = spec.config.decoder_start_token = tgt[bos]
+    spec.config.eos_token, spec.config.unk_token = tgt[eos], tgt[0]
+    spec.register_source_vocabulary(src)
+    spec.register_target_vocabulary(tgt)
+    spec.validate()
+    spec.optimize(quantization=None)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    spec.save(out_dir)
+    for key in ("src", "tgt"):
+        shutil.copy(os.path.join(vocab_dir, names[key]), os.path.join(out_dir, key + ".spm.model"))
+    json.dump({"source": os.path.abspath(model_dir), "max_len": int(m["max_len"])},
+              open(os.path.join(out_dir, "nmt_model.json"), "w"))
+
+
+def load_translator(model, compute_type, inter, intra):
+    import ctranslate2
+    box = {}
+
+    # Loaded in a short-lived thread: with GNU OpenMP the loading thread's team would
+    # otherwise stay counted, and every later parallel region pays a futex sleep and wake.
+    def load():
+        box["t"] = ctranslate2.Translator(model, device="cpu", compute_type=compute_type, inter_threads=inter,
+                                          intra_threads=intra)
+
+    t = threading.Thread(target=load)
+    t.start()
+    t.join()
+    return box["t"]
+
+
+def ct2_translate(a):
+    """Times CTranslate2 on a file; prints one JSON line per beam and writes the outputs."""
+    import sentencepiece as spm
+    lines = open(a.src, encoding="utf-8").read().splitlines()
+    sp_src = spm.SentencePieceProcessor(model_file=os.path.join(a.model, "src.spm.model"))
+    sp_tgt = spm.SentencePieceProcessor(model_file=os.path.join(a.model, "tgt.spm.model"))
+    max_len = json.load(open(os.path.join(a.model, "nmt_model.json")))["max_len"]
+    translator = load_translator(a.model, a.compute_type, a.inter, a.intra)
+
+    def run(batch_lines, beam):
+        start = time.perf_counter()
+        tokens = sp_src.encode(batch_lines, out_type=str)
+        kw = dict(max_batch_size=a.batch, batch_type="examples", beam_size=beam, length_penalty=a.length_penalty,
+                  return_scores=True, max_input_length=0)
+        if a.mirror_limit:
+            # Ours: at most floor(1.5 n) + 10 tokens with the end token, which it forces at the
+            # limit; CTranslate2 does not count the end: its limit is one less. Grouped by limit.
+            limits = [max(1, min(int(1.5 * len(t)) + 10, max_len) - 1) for t in tokens]
+            results = [None] * len(tokens)
+            for limit in sorted(set(limits)):
+                idx = [i for i, l in enumerate(limits) if l == limit]
+                for i, r in zip(idx, translator.translate_batch([tokens[i] for i in idx], max_decoding_length=limit,
+                                                                **kw)):
+                    results[i] = r
+        else:
+            results = translator.translate_batch(tokens, max_decoding_length=max_len, **kw)
+        texts = [sp_tgt.decode(r.hypotheses[0]) for r in results]
+        return texts, results, time.perf_counter() - start
+
+    run(lines[:8], 4)  # warm-up
+    for beam in [int(b) for b in a.beams.split(",")]:
+        texts, results, seconds = run(lines, beam)
+        with open("%s.beam%d.txt" % (a.out, beam), "w", encoding="utf-8") as f:
+            f.write("".join(t + "\n" for t in texts))
+        with open("%s.beam%d.scores" % (a.out, beam), "w") as f:
+            f.write("".join("%.6f\n" % r.scores[0] for r in results))
+        tokens = sum(len(r.hypotheses[0]) + 1 for r in results)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(dict(beam=beam, seconds=seconds, sentences=len(lines), tokens=tokens,
+                              tokens_per_s=tokens / seconds, peak_mib=peak)), flush=True)
+
+
+# ---- in the main process ----
+
+def ct2_compute_types(requested):
+    if requested != "auto":
+        return requested.split(",")
+    out = worker(["types"])
+    return out.split()
+
+
+def our_rows(a, model, src, ref, parallel):
+    cmd = [os.path.join(a.build, "decode_bench"), "--model", model, "--src", src, "--ref", ref, "--ratio-limit", "0",
+           "--threads", str(a.threads), "--precisions", a.precisions, "--beams", a.beams, "--batches", a.batches,
+           "--parallel-batches", str(parallel)]
+    out = subprocess.run(cmd, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True)
+    rows = []
+    for line in out.stdout.splitlines():
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) >= 10 and c[0] in ("fp32", "bf16"):
+            rows.append(dict(engine="ours", type=c[0], beam=int(c[1]), batch=int(c[2]), parallel=parallel,
+                             tokens_per_s=float(c[8]), peak_mib=float(c[9]),
+                             bleu=float(c[11]) if len(c) > 11 and c[11] not in ("", "-") else None))
+    return rows
+
+
+def bleu_of(a, hypotheses, ref):
+    out = subprocess.run([os.path.join(a.build, "translator"), "--score", ref, "--hypotheses", hypotheses],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True).stdout
+    return json.loads([l for l in out.splitlines() if l.startswith("{")][-1])["bleu"]
+
+
+def speed(a, ct2_model, src, ref):
+    types = ct2_compute_types(a.ct2_types)
+    rows = []
+    for parallel in [int(p) for p in a.parallel.split(",")]:
+        rows += our_rows(a, a.model, src, ref, parallel)
+        for batch in [int(b) for b in a.batches.split(",")]:
+            for ct in types:
+                prefix = os.path.join(a.work, "ct2.%s.p%d.b%d" % (ct, parallel, batch))
+                out = worker(["translate", "--model", ct2_model, "--src", src, "--out", prefix, "--compute-type", ct,
+                              "--beams", a.beams, "--batch", str(batch), "--inter", str(parallel), "--intra",
+                              str(max(1, a.threads // parallel)), "--length-penalty", "0.5"])
+                for line in out.splitlines():
+                    r = json.loads(line)
+                    rows.append(dict(engine="ct2", type=ct, beam=r["beam"], batch=batch, parallel=parallel,
+                                     tokens_per_s=r["tokens_per_s"], peak_mib=r["peak_mib"],
+                                     bleu=bleu_of(a, "%s.beam%d.txt" % (prefix, r["beam"]), ref)))
+    print("| engine | type | beam | batch | batches at once | tokens/s | peak MiB | BLEU |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| %s | %s | %d | %d | %d | %.0f | %.0f | %s |" % (
+            r["engine"], r["type"], r["beam"], r["batch"], r["parallel"], r["tokens_per_s"], r["peak_mib"],
+            "-" if r["bleu"] is None else "%.2f" % r["bleu"]))
+    print("\n| beam x batch | batches at once | ours best / CT2 best | ours fp32 / CT2 float32 |")
+    print("|---|---|---|---|")
+    for key in sorted({(r["beam"], r["batch"], r["parallel"]) for r in rows}, reverse=True):
+        same = [r for r in rows if (r["beam"], r["batch"], r["parallel"]) == key]
+        ours = {r["type"]: r["tokens_per_s"] for r in same if r["engine"] == "ours"}
+        theirs = {r["type"]: r["tokens_per_s"] for r in same if r["engine"] == "ct2"}
+        if not ours or not theirs:
+            continue
+        fp = "%.2f" % (ours["fp32"] / theirs["float32"]) if "fp32" in ours and "float32" in theirs else "-"
+        print("| %d x %d | %d | %.2f | %s |" % (key[0], key[1], key[2], max(ours.values()) / max(theirs.values()), fp))
+
+
+def equal(a, ct2_model, src):
+    lines = open(src, encoding="utf-8").read().splitlines()
+    for beam in (4, 1):
+        ours_out = os.path.join(a.work, "ours.beam%d.txt" % beam)
+        subprocess.run([os.path.join(a.build, "translator"), "--model", a.model, "--input", src, "--output", ours_out,
+                        "--beam", str(beam), "--length-penalty", "0", "--precision", "fp32", "--with-scores",
+                        "--threads", str(a.threads)], env=child_env(), check=True, stderr=subprocess.DEVNULL)
+        ours = [l.split(" ||| ") for l in open(ours_out, encoding="utf-8").read().splitlines()]
+        prefix = os.path.join(a.work, "ct2.equal")
+        worker(["translate", "--model", ct2_model, "--src", src, "--out", prefix, "--compute-type", "float32",
+                "--beams", str(beam), "--batch", "32", "--inter", "1", "--intra", str(a.threads),
+                "--length-penalty", "0", "--mirror-limit"])
+        theirs = open("%s.beam%d.txt" % (prefix, beam), encoding="utf-8").read().splitlines()
+        their_scores = [float(s) for s in open("%s.beam%d.scores" % (prefix, beam)).read().split()]
+        same = sum(o[1] == t for o, t in zip(ours, theirs))
+        lower = [i for i, o in enumerate(ours) if float(o[2]) < their_scores[i] - 1e-3]
+        print("beam %d, fp32, no length penalty: %d of %d lines identical (%.1f%%); ours scores lower on %d" % (
+            beam, same, len(lines), 100.0 * same / max(1, len(lines)), len(lower)))
+        for i, (o, t) in enumerate(zip(ours, theirs)):
+            if o[1] != t:
+                print("  line %d%s: ours %s (%.4f) | ct2 %s (%.4f)" % (
+                    i + 1, " LOWER" if i in lower else "", o[1], float(o[2]), t, their_scores[i]))
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        return worker_main(sys.argv[2:])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model")
+    ap.add_argument("src")
+    ap.add_argument("ref", nargs="?")
+    ap.add_argument("--equal", action="store_true")
+    ap.add_argument("--limit", type=int, default=0, help="first N lines (0: all; --equal: 1000)")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--beams", default="4,1")
+    ap.add_argument("--batches", default="32,1")
+    ap.add_argument("--parallel", default="1,2")
+    ap.add_argument("--precisions", default="fp32,bf16")
+    ap.add_argument("--ct2-types", default="auto", help="auto: float32, int8 and any bfloat16 this CPU offers")
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "ct2_compare"))
+    a = ap.parse_args()
+    if not os.environ.get("CT2_PYTHONPATH"):
+        print("ct2_compare: skipped: CT2_PYTHONPATH is not set (see the top of this file to build CTranslate2).")
+        return 0
+    probe = subprocess.run([sys.executable, "-c", "import ctranslate2; print(ctranslate2.__version__)"],
+                           env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if probe.returncode != 0:
+        print("ct2_compare: skipped: ctranslate2 does not import from CT2_PYTHONPATH=%s (%s)" % (
+            os.environ["CT2_PYTHONPATH"], probe.stderr.strip().splitlines()[-1:]))
+        return 0
+    if not a.equal and not a.ref:
+        ap.error("the speed comparison needs REF (or give --equal)")
+    a.build, a.model = os.path.abspath(a.build), os.path.abspath(a.model)
+    os.makedirs(a.work, exist_ok=True)
+    limit = a.limit or (1000 if a.equal else 0)
+    src = os.path.join(a.work, "src.txt")
+    with open(a.src, encoding="utf-8") as f, open(src, "w", encoding="utf-8") as out:
+        out.writelines(l for i, l in enumerate(f) if not limit or i < limit)
+    ref = None
+    if a.ref:
+        ref = os.path.join(a.work, "ref.txt")
+        with open(a.ref, encoding="utf-8") as f, open(ref, "w", encoding="utf-8") as out:
+            out.writelines(l for i, l in enumerate(f) if not limit or i < limit)
+    ct2_model = os.path.join(a.work, "ct2_model")
+    print("CTranslate2 %s; converting %s" % (probe.stdout.strip(), a.model), flush=True)
+    worker(["convert", a.model, ct2_model, os.path.join(a.build, "translator")])
+    cpu = [l for l in subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True).stdout.splitlines()
+           if l.startswith("Model name")]
+    print("%s; %d threads; OpenBLAS settings unset" % (cpu[0].split(":", 1)[1].strip() if cpu else "CPU ?", a.threads),
+          flush=True)
+    if a.equal:
+        equal(a, ct2_model, src)
+    else:
+        speed(a, ct2_model, src, ref)
+    return 0
+
+
+def worker_main(argv):
+    if argv[0] == "types":
+        import ctranslate2
+        have = ctranslate2.get_supported_compute_types("cpu")
+        print(" ".join(t for t in ("float32", "int8", "bfloat16", "int8_bfloat16") if t in have))
+    elif argv[0] == "convert":
+        convert(*argv[1:4])
+    elif argv[0] == "translate":
+        ap = argparse.ArgumentParser()
+        for name in ("--model", "--src", "--out", "--compute-type", "--beams"):
+            ap.add_argument(name, required=True)
+        for name in ("--batch", "--inter", "--intra"):
+            ap.add_argument(name, type=int, required=True)
+        ap.add_argument("--length-penalty", type=float, required=True)
+        ap.add_argument("--mirror-limit", action="store_true")
+        ct2_translate(ap.parse_args(argv[1:]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
