@@ -117,8 +117,12 @@ class BeamSearch {
         ++kept;
       }
     }
-    const bool done = static_cast<int64_t>(finished_[s].size()) >= finished_wanted_ || t_ + 1 >= max_lengths_[s] ||
-                      kept == 0 || (kept > 0 && none_can_win(s, next.sums[first]));
+    // Without a length penalty the exact rule alone (CTranslate2's too: its
+    // top beam has finished): beam x patience finished hypotheses could end
+    // the search while a live row still scores better than all of them.
+    const bool enough = options_.length_penalty == 0 ? kept > 0 && none_can_win(s, next.sums[first])
+                                                     : static_cast<int64_t>(finished_[s].size()) >= finished_wanted_;
+    const bool done = enough || t_ + 1 >= max_lengths_[s] || kept == 0;
     if (done) {
       next.parents.resize(first);
       next.tokens.resize(first);
@@ -138,7 +142,6 @@ class BeamSearch {
   // once nbest finished ones score at least the best live row's sum
   // (best_live), nothing the search could still find would enter the n-best.
   bool none_can_win(int64_t s, double best_live) const {
-    if (options_.length_penalty != 0) return false;
     int64_t at_least = 0;
     for (const Hypothesis& h : finished_[s]) at_least += h.score >= best_live ? 1 : 0;
     return at_least >= options_.nbest;

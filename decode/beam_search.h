@@ -2,8 +2,8 @@
 // sentence keeps `beam` rows; of the 2*beam best extensions, an eos among the
 // best `beam` completes a hypothesis and the best non-eos ones continue. A
 // sentence is done when it has beam x patience completed hypotheses (without
-// a length penalty: once no live row can enter its n-best) or reaches its
-// length limit; its rows then leave the batch (and the scorer's cache), and
+// a length penalty instead: once no live row can enter its n-best, which is
+// exact) or reaches its length limit; its rows then leave the batch (and the scorer's cache), and
 // the batch ends when every sentence is done.
 //
 // Ranking during the search uses summed log-probabilities; completed

@@ -16,8 +16,9 @@ struct SearchOptions {
   // Beam search ends a sentence once beam x patience hypotheses have
   // finished (CTranslate2's and fairseq's rule at 1, the default): more
   // patience searches longer for a better-scoring one. Without a length
-  // penalty it also ends as soon as no live row can beat the nbest finished
-  // ones (scores only fall as hypotheses grow), which changes no result.
+  // penalty the rule is exact instead: a sentence ends as soon as no live
+  // row can beat the nbest finished ones (scores only fall as hypotheses
+  // grow), and patience plays no part.
   double patience = 1.0;
   // No eos before this many tokens (the length limit still ends a
   // hypothesis); 0: none.

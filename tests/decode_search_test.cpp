@@ -81,12 +81,14 @@ TEST(SearchOnKnownDistribution, NBestIsDistinctSortedAndExact) {
   MarkovScorer scorer(greedy_trap(), 1);
   const auto out = beam_search(scorer, {10}, kIds, beam_options(3, 3));
   ASSERT_EQ(out[0].size(), 3u);
-  // Step 1 completes eos alone (0.1, rank 2 < beam); step 2 completes b eos
-  // (0.36) and a eos (0.2), which makes three: the sentence is done.
+  // Step 1 completes eos alone (0.1); step 2 completes b eos (0.36) and a eos
+  // (0.2), which makes three, but without a length penalty the search is
+  // exact: live "a b" (0.5 x 0.3 = 0.15) can still beat eos alone, and
+  // completes at step 3 (a b eos: 0.5 x 0.3 x 0.9 = 0.135) in third place.
   EXPECT_EQ(out[0][0].tokens, std::vector<int64_t>({kB}));
   EXPECT_EQ(out[0][1].tokens, std::vector<int64_t>({kA}));
-  EXPECT_TRUE(out[0][2].tokens.empty());
-  EXPECT_NEAR(out[0][2].score, std::log(0.1), 1e-5);
+  EXPECT_EQ(out[0][2].tokens, std::vector<int64_t>({kA, kB}));
+  EXPECT_NEAR(out[0][2].score, std::log(0.5 * 0.3 * 0.9), 1e-5);
   EXPECT_GT(out[0][0].score, out[0][1].score);
   EXPECT_GT(out[0][1].score, out[0][2].score);
 }
