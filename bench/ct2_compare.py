@@ -2,7 +2,8 @@
 """Our decoding beside CTranslate2's, on the same model and the same sentences.
 
     CT2_PYTHONPATH=DIR bench/ct2_compare.py MODEL_DIR SRC REF [--limit N] [--threads 2]
-        [--beams 4,1] [--batches 32,1] [--parallel 1,2] [--precisions fp32,bf16] [--ct2-types auto]
+        [--beams 4,1] [--batches 32,1] [--batch1-lines 200] [--parallel 1,2] [--precisions fp32,bf16]
+        [--ct2-types auto]
     CT2_PYTHONPATH=DIR bench/ct2_compare.py --equal MODEL_DIR SRC [--limit 1000]
 
 DIR holds the `ctranslate2` Python package with its compiled extension. Without
@@ -249,19 +250,25 @@ def ct2_compute_types(requested):
     return out.split()
 
 
-def our_rows(a, model, src, ref, parallel):
-    cmd = [os.path.join(a.build, "decode_bench"), "--model", model, "--src", src, "--ref", ref, "--ratio-limit", "0",
-           "--threads", str(a.threads), "--precisions", a.precisions, "--beams", a.beams, "--batches", a.batches,
-           "--parallel-batches", str(parallel)]
+def our_rows(a, src, ref, lines, batch, parallel):
+    cmd = [os.path.join(a.build, "decode_bench"), "--model", a.model, "--src", src, "--ref", ref, "--limit", str(lines),
+           "--ratio-limit", "0", "--threads", str(a.threads), "--precisions", a.precisions, "--beams", a.beams,
+           "--batches", str(batch), "--parallel-batches", str(parallel)]
     out = subprocess.run(cmd, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True)
     rows = []
     for line in out.stdout.splitlines():
         c = [x.strip() for x in line.strip().strip("|").split("|")]
         if len(c) >= 10 and c[0] in ("fp32", "bf16"):
             rows.append(dict(engine="ours", type=c[0], beam=int(c[1]), batch=int(c[2]), parallel=parallel,
-                             tokens_per_s=float(c[8]), peak_mib=float(c[9]),
+                             lines=lines, tokens_per_s=float(c[8]), peak_mib=float(c[9]),
                              bleu=float(c[11]) if len(c) > 11 and c[11] not in ("", "-") else None))
     return rows
+
+
+def head(path, n, out):
+    with open(path, encoding="utf-8") as f, open(out, "w", encoding="utf-8") as o:
+        o.writelines(l for i, l in enumerate(f) if i < n)
+    return out
 
 
 def bleu_of(a, hypotheses, ref):
@@ -272,26 +279,32 @@ def bleu_of(a, hypotheses, ref):
 
 def speed(a, ct2_model, src, ref):
     types = ct2_compute_types(a.ct2_types)
+    total = sum(1 for _ in open(src, encoding="utf-8"))
     rows = []
     for parallel in [int(p) for p in a.parallel.split(",")]:
-        rows += our_rows(a, a.model, src, ref, parallel)
         for batch in [int(b) for b in a.batches.split(",")]:
+            # One sentence a batch takes long: fewer lines (the same on both sides).
+            n = min(total, a.batch1_lines) if batch == 1 else total
+            part_src = head(src, n, os.path.join(a.work, "src.%d.txt" % n))
+            part_ref = head(ref, n, os.path.join(a.work, "ref.%d.txt" % n))
+            rows += our_rows(a, part_src, part_ref, n, batch, parallel)
             for ct in types:
                 prefix = os.path.join(a.work, "ct2.%s.p%d.b%d" % (ct, parallel, batch))
-                out = worker(["translate", "--model", ct2_model, "--src", src, "--out", prefix, "--compute-type", ct,
-                              "--beams", a.beams, "--batch", str(batch), "--inter", str(parallel), "--intra",
+                out = worker(["translate", "--model", ct2_model, "--src", part_src, "--out", prefix, "--compute-type",
+                              ct, "--beams", a.beams, "--batch", str(batch), "--inter", str(parallel), "--intra",
                               str(max(1, a.threads // parallel)), "--length-penalty", "0.5"])
                 for line in out.splitlines():
                     r = json.loads(line)
-                    rows.append(dict(engine="ct2", type=ct, beam=r["beam"], batch=batch, parallel=parallel,
+                    rows.append(dict(engine="ct2", type=ct, beam=r["beam"], batch=batch, parallel=parallel, lines=n,
                                      tokens_per_s=r["tokens_per_s"], peak_mib=r["peak_mib"],
-                                     bleu=bleu_of(a, "%s.beam%d.txt" % (prefix, r["beam"]), ref)))
-    print("| engine | type | beam | batch | batches at once | tokens/s | peak MiB | BLEU |")
-    print("|---|---|---|---|---|---|---|---|")
+                                     bleu=bleu_of(a, "%s.beam%d.txt" % (prefix, r["beam"]), part_ref)))
+    print("| engine | type | beam | batch | batches at once | lines | tokens/s | peak MiB | BLEU |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %s | %s | %d | %d | %d | %.0f | %.0f | %s |" % (
-            r["engine"], r["type"], r["beam"], r["batch"], r["parallel"], r["tokens_per_s"], r["peak_mib"],
+        print("| %s | %s | %d | %d | %d | %d | %.0f | %.0f | %s |" % (
+            r["engine"], r["type"], r["beam"], r["batch"], r["parallel"], r["lines"], r["tokens_per_s"], r["peak_mib"],
             "-" if r["bleu"] is None else "%.2f" % r["bleu"]))
+    print("\nratios of target tokens per second (best: the fastest precision or compute type of each):")
     print("\n| beam x batch | batches at once | ours best / CT2 best | ours fp32 / CT2 float32 |")
     print("|---|---|---|---|")
     for key in sorted({(r["beam"], r["batch"], r["parallel"]) for r in rows}, reverse=True):
@@ -343,6 +356,7 @@ def main():
     ap.add_argument("--equal", action="store_true")
     ap.add_argument("--limit", type=int, default=0, help="first N lines (0: all; --equal: 1000)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--batch1-lines", type=int, default=200, help="lines for the rows of batch 1")
     ap.add_argument("--beams", default="4,1")
     ap.add_argument("--batches", default="32,1")
     ap.add_argument("--parallel", default="1,2")

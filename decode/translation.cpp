@@ -91,7 +91,9 @@ LinePlan Translator::plan(const std::string& line, bool split_sentences) const {
   if (tab == std::string::npos) return planner_->plan(line, split_sentences);
   LinePlan p = planner_->plan(line.substr(0, tab), split_sentences);
   if (p.pieces.empty()) return p;  // nothing to translate: the prefix alone is not a translation
-  for (int id : vocabs_.tgt->encode(line.substr(tab + 1))) p.target_prefix.push_back(id);
+  const std::string prefix = line.substr(tab + 1);
+  for (int id : vocabs_.tgt->encode(prefix)) p.target_prefix.push_back(id);
+  check_target_prefix(p.target_prefix, prefix);
   return p;
 }
 
@@ -128,6 +130,14 @@ std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_plans(co
   return out;
 }
 
+void Translator::check_target_prefix(const std::vector<int64_t>& ids, const std::string& text) const {
+  // The prefix, then at least eos: within the model's max_len positions.
+  if (static_cast<int64_t>(ids.size()) < model_->config().max_len) return;
+  throw DataError("The target prefix \"" + text.substr(0, 40) + (text.size() > 40 ? "..." : "") + "\" has " +
+                  std::to_string(ids.size()) + " tokens; the model writes at most " +
+                  std::to_string(model_->config().max_len - 1) + " before its end.");
+}
+
 void Translator::check_lengths(const std::vector<std::vector<int64_t>>& sources,
                                const std::vector<std::vector<int64_t>>& target_prefixes) const {
   if (!target_prefixes.empty() && target_prefixes.size() != sources.size()) {
@@ -139,7 +149,6 @@ void Translator::check_lengths(const std::vector<std::vector<int64_t>>& sources,
       throw DataError("Source " + std::to_string(i) + " has " + std::to_string(sources[i].size()) +
                       " tokens; the model takes at most " + std::to_string(max_source_tokens()) + ".");
     }
-    // The prefix, then at least eos: within the model's max_len positions.
     if (!target_prefixes.empty() && static_cast<int64_t>(target_prefixes[i].size()) >= model_->config().max_len) {
       throw DataError("The target prefix of source " + std::to_string(i) + " has " +
                       std::to_string(target_prefixes[i].size()) + " tokens; the model writes at most " +

@@ -78,6 +78,9 @@ class Translator {
 
   // Longest source the model takes: max_len minus sos and eos.
   int64_t max_source_tokens() const;
+  // DataError quoting `text` when target prefix `ids` leaves no room for eos
+  // within the model's max_len.
+  void check_target_prefix(const std::vector<int64_t>& ids, const std::string& text) const;
   const TranslatorOptions& options() const { return options_; }
   const vocab::Vocabularies& vocabs() const { return vocabs_; }
   model::TransformerImpl& model() { return *model_; }

@@ -6,6 +6,7 @@
 #include "decode/line_alignment.h"
 #include "serve/http_error.h"
 #include "text/utf8.h"
+#include "util/error.h"
 
 namespace nmt::serve {
 
@@ -135,6 +136,12 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
         prefixes.emplace_back();
         if (lines.size() == first_line.back() && !prefix.empty()) {
           for (int id : batcher.translator().vocabs().tgt->encode(prefix)) prefixes.back().push_back(id);
+          // Refused here: in a round it would fail every request it shares the round with.
+          try {
+            batcher.translator().check_target_prefix(prefixes.back(), prefix);
+          } catch (const DataError& e) {
+            throw HttpError(400, e.what());
+          }
         }
       }
       line_at.push_back(at);

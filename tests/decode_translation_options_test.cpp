@@ -11,6 +11,7 @@
 #include "decode/translation.h"
 #include "tests/test_support.h"
 #include "tests/vocab_test_util.h"
+#include "util/error.h"
 #include "util/precision.h"
 
 namespace nmt::decode::options_test {
@@ -53,6 +54,13 @@ TEST_P(TranslatorOptionsTest, ATargetPrefixLeadsEveryTranslationOfItsLine) {
       }
       const std::string text = vocabs_->tgt->decode(prefix);
       EXPECT_EQ(out[line].texts[0].rfind(text, 0), 0u) << out[line].texts[0] << " does not start with " << text;
+    }
+    // A prefix longer than the model writes is refused, quoting it.
+    try {
+      t.translate({"Ein Haus.\t" + std::string(200, 'a') + " b"});
+      ADD_FAILURE() << "an over-long prefix was taken";
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find("target prefix \"aaaa"), std::string::npos) << e.what();
     }
     // The line without a tab: as without the option at all (in fp32: bf16's
     // rounding depends on what shares the batch, and near-ties may swap).

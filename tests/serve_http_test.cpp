@@ -174,11 +174,14 @@ TEST_F(HttpServer, OpenNmtRequestsCarryDecodingOptions) {
   ASSERT_EQ(n->status, 200) << n->body;
   ASSERT_EQ(body_of(n).size(), 3u) << "one list per rank";
   EXPECT_EQ(body_of(n)[0][1].at("tgt").get<std::string>().rfind("man", 0), 0u) << n->body;
+  std::string long_prefix;  // more tokens than the model writes
+  for (int i = 0; i < 100; ++i) long_prefix += "man ";
   for (const json& bad : {json::array({{{"src", "x"}, {"beam_size", "wide"}}}),
                           json::array({{{"src", "x"}, {"beam_size", 64}}}),
                           json::array({{{"src", "x"}, {"sampling_topp", 2.0}}}),
                           json::array({{{"src", "x"}, {"seed", -1}}}),
                           json::array({{{"src", "x"}, {"target_prefix", 3}}}),
+                          json::array({{{"src", "x"}, {"target_prefix", long_prefix}}}),
                           json::array({{{"src", "x"}, {"beam_size", 2}}, {{"src", "y"}, {"beam_size", 3}}})}) {
     const auto r = post(bad);
     EXPECT_EQ(r->status, 400) << bad.dump();
