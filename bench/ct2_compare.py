@@ -217,6 +217,7 @@ def ct2_translate(a):
             # Ours: at most floor(1.5 n) + 10 tokens with the end token, which it forces at the
             # limit; CTranslate2 does not count the end: its limit is one less. Grouped by limit.
             limits = [max(1, min(int(1.5 * len(t)) + 10, max_len) - 1) for t in tokens]
+            run.limits = limits
             results = [None] * len(tokens)
             for limit in sorted(set(limits)):
                 idx = [i for i, l in enumerate(limits) if l == limit]
@@ -235,6 +236,9 @@ def ct2_translate(a):
             f.write("".join(t + "\n" for t in texts))
         with open("%s.beam%d.scores" % (a.out, beam), "w") as f:
             f.write("".join("%.6f\n" % r.scores[0] for r in results))
+        if a.mirror_limit:  # which hypotheses stopped at the limit instead of ending
+            with open("%s.beam%d.limited" % (a.out, beam), "w") as f:
+                f.write("".join("%d\n" % (len(r.hypotheses[0]) >= l) for r, l in zip(results, run.limits)))
         tokens = sum(len(r.hypotheses[0]) + 1 for r in results)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(dict(beam=beam, seconds=seconds, sentences=len(lines), tokens=tokens,
@@ -332,18 +336,23 @@ def equal(a, ct2_model, src):
         theirs = open("%s.beam%d.txt" % (prefix, beam), encoding="utf-8").read().splitlines()
         their_scores = [float(s) for s in open("%s.beam%d.scores" % (prefix, beam)).read().split()]
         same = sum(o[1] == t for o, t in zip(ours, theirs))
+        limited = [l.strip() == "1" for l in open("%s.beam%d.limited" % (prefix, beam))]
+        # Scores compare where both hypotheses ended by themselves: at the length limit ours
+        # forces the end token and counts its log-probability, CTranslate2 just stops.
         # 0.01: CTranslate2 renormalizes without pad and bos (pushed out of reach through their
-        # bias), ours keeps their share out of every step: a few 1e-4 per sentence, never a search's worth.
-        lower = [i for i, o in enumerate(ours) if float(o[2]) < their_scores[i] - 0.01]
-        higher = [i for i, o in enumerate(ours) if float(o[2]) > their_scores[i] + 0.01]
-        print("beam %d, fp32, no length penalty: %d of %d lines identical (%.1f%%); our best scores lower than "
-              "CTranslate2's on %d, higher on %d (by more than 0.01)" % (
-                  beam, same, len(lines), 100.0 * same / max(1, len(lines)), len(lower), len(higher)))
+        # bias), ours keeps their share out of every step: a few 1e-4 a sentence, never a search's worth.
+        ended = [i for i in range(len(ours)) if not limited[i]]
+        lower = [i for i in ended if float(ours[i][2]) < their_scores[i] - 0.01]
+        higher = [i for i in ended if float(ours[i][2]) > their_scores[i] + 0.01]
+        print("beam %d, fp32, no length penalty: %d of %d lines identical (%.1f%%); %d stopped at the length limit "
+              "on CTranslate2's side; of the %d others, our best scores lower than CTranslate2's on %d, higher on %d "
+              "(by more than 0.01)" % (beam, same, len(lines), 100.0 * same / max(1, len(lines)),
+                                       len(lines) - len(ended), len(ended), len(lower), len(higher)))
         for i, (o, t) in enumerate(zip(ours, theirs)):
-            if o[1] != t:
-                print("  line %d%s: ours %s (%.4f) | ct2 %s (%.4f)" % (
-                    i + 1, " LOWER" if i in lower else " higher" if i in higher else "", o[1], float(o[2]), t,
-                    their_scores[i]))
+            if o[1] != t or i in lower:
+                mark = " LIMIT" if limited[i] else " LOWER" if i in lower else " higher" if i in higher else ""
+                print("  line %d%s: ours %s (%.4f) | ct2 %s (%.4f)" % (i + 1, mark, o[1], float(o[2]), t,
+                                                                     their_scores[i]))
 
 
 def main():
