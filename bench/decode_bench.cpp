@@ -155,7 +155,7 @@ void speed_table(const Args& a, const nmt::storage::LoadedModel& loaded, const s
               refs.empty() ? "" : "--------|");
   std::map<std::pair<int64_t, int64_t>, std::vector<std::vector<int64_t>>> fp32_outputs;
   for (const auto precision : parse_precisions(a.precisions)) {
-    const int cores = nmt::configure_cpu_threads(a.threads, precision, a.blas_threads).cores;
+    const int cores = nmt::configure_decoding_threads(a.threads, a.blas_threads).cores;
     for (int64_t beam : a.beams) {
       for (int64_t batch : a.batches) {
         for (int64_t parallel : a.parallel) {
@@ -199,12 +199,12 @@ int bench_main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--threads", a.threads, "CPU threads (set explicitly so runs compare)")->capture_default_str();
-  app.add_option("--blas-threads", a.blas_threads, "OpenBLAS threads (default: as the precision's plan)");
+  app.add_option("--blas-threads", a.blas_threads, "OpenBLAS threads (default 1: decoding's thread plan)");
   app.add_option("--device", a.device_name, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--profile", a.profile_rows, "Print the N costliest operators of each row (times include the profiler)");
   app.parse(argc, argv);
   const torch::Device device = pick_device(a.device_name);
-  const int used = nmt::configure_cpu_threads(a.threads, nmt::Precision::kFp32, a.blas_threads).cores;
+  const int used = nmt::configure_decoding_threads(a.threads, a.blas_threads).cores;
   const auto loaded = nmt::storage::load_model_dir(a.model_dir, a.checkpoint, device);
   const auto lines = nmt::bench::read_sentences(a.src, a.limit);
   const auto refs = a.ref.empty() ? std::vector<std::string>{} : nmt::bench::read_sentences(a.ref, a.limit);
@@ -217,7 +217,7 @@ int bench_main(int argc, char** argv) {
   const std::vector<std::string> warm_up(lines.begin(), lines.begin() + std::min<size_t>(8, lines.size()));
   measure(loaded, warm_up, Row{nmt::Precision::kFp32, 4, 8, 1, true}, device);
   speed_table(a, loaded, lines, refs, device);
-  nmt::configure_cpu_threads(a.threads, nmt::Precision::kFp32, a.blas_threads);
+  nmt::configure_decoding_threads(a.threads, a.blas_threads);
   const std::vector<std::string> subset(lines.begin(), lines.begin() + std::min<size_t>(a.ratio_limit, lines.size()));
   if (!subset.empty() && a.ratio_limit > 0) {
     std::printf("\ncache vs full-prefix recomputation (fp32, batch 32), %zu sentences:\n", subset.size());

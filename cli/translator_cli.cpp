@@ -322,7 +322,7 @@ std::ifstream open_input(const std::string& path) {
 int run_translation(Args& a) {
   const auto device = resolve_device(a.device);
   a.options.precision = choose_precision(a.precision, device).precision;
-  const int cores = configure_cpu_threads(a.threads, a.options.precision).cores;
+  const int cores = configure_decoding_threads(a.threads).cores;
   a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
   const GivenSearchFlags given{a.beam_given, a.length_penalty_given};
   if (a.serve.serve) return run_server(a.serve, a.model_dirs, a.checkpoint, device, a.options, given);

@@ -25,15 +25,17 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
     return activated(torch::linear(x, stacked(weights), stacked(biases)));
   }
   const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
-  // The products run on the calling thread alone (as parallel batches' workers run them).
-  const bool one_thread = at::get_num_threads() == 1 && blas_threads() <= 1;
+  // OpenBLAS has no pool of its own to run on (decoding's thread plan, or a
+  // parallel batches' worker): oneDNN's product on packed weights, on ATen's
+  // pool, is the faster one in fp32.
+  const bool openblas_alone = blas_threads() <= 1;  // one thread, or not OpenBLAS
   torch::Tensor weight, bias;
   std::shared_ptr<const PackedLinear> packed;
   {
     // Batches may be decoded concurrently (decode/parallel_batches.h).
     std::lock_guard<std::mutex> lock(mutex_);
     refresh(weights, biases, dtype, x.device());
-    if (one_thread && !packed_ && weight_.scalar_type() == torch::kFloat && x.device().is_cpu() &&
+    if (openblas_alone && !packed_ && weight_.scalar_type() == torch::kFloat && x.device().is_cpu() &&
         PackedLinear::available(torch::kFloat)) {
       packed_ = std::make_shared<const PackedLinear>(weight_, bias_, torch::kFloat);
     }
@@ -41,10 +43,11 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
     bias = bias_;
     packed = packed_;
   }
-  // fp32 keeps both: oneDNN's product on packed weights is the faster one on
-  // one thread; with OpenBLAS's pool (the fp32 thread plan gives ATen's, and
-  // so oneDNN's, half the cores) OpenBLAS's (README's Speed).
-  if (packed && (!weight.defined() || one_thread)) {
+  // fp32 keeps both: oneDNN's product on packed weights when OpenBLAS has one
+  // thread; with OpenBLAS's pool (training's fp32 thread plan, whose
+  // validation decodes too, gives ATen's, and so oneDNN's, half the cores)
+  // OpenBLAS's (README's Speed).
+  if (packed && (!weight.defined() || openblas_alone)) {
     auto out_sizes = x.sizes().vec();
     out_sizes.back() = packed->out_features();
     return packed->forward(x.reshape({-1, x.size(-1)}), relu).view(out_sizes);

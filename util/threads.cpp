@@ -33,6 +33,15 @@ ThreadPlan configure_cpu_threads(int n, Precision precision, int blas) {
   return plan;
 }
 
+ThreadPlan configure_decoding_threads(int n, int blas) {
+  ThreadPlan plan;
+  plan.cores = plan.aten = cores_to_use(n);
+  plan.blas = blas >= 1 ? blas : 1;
+  at::set_num_threads(plan.aten);
+  set_blas_threads(plan.blas);
+  return plan;
+}
+
 int blas_threads() {
   // Looked up once: decoding asks at every linear layer (model/inference_weights).
   static const auto get = runtime_symbol<int (*)()>("openblas_get_num_threads");
