@@ -15,7 +15,8 @@
 namespace nmt::serve {
 
 // The server's translator options: the command line's, with every line a
-// paragraph split into sentences by the rules of `source_language`.
+// paragraph split into sentences by the rules of `source_language`, and no
+// --target-prefix (a request's tabs are text).
 decode::TranslatorOptions serving_options(decode::TranslatorOptions options, const std::string& source_language);
 
 // A word of a translation and the source word it attended to most, as

@@ -165,5 +165,16 @@ TEST(TextTranslation, LinesSplitAtNewlinesWithoutCarriageReturns) {
   EXPECT_EQ(split_lines("a\n"), (std::vector<std::string>{"a", ""}));
 }
 
+TEST(TextTranslation, ServingOptionsSplitSentencesAndTakeNoTabPrefix) {
+  decode::TranslatorOptions o;
+  o.target_prefix = true;  // the command line's --target-prefix
+  o.search.beam = 3;
+  const auto served = serving_options(o, "de");
+  EXPECT_TRUE(served.split_sentences);
+  EXPECT_FALSE(served.target_prefix) << "a tab in a request's text is text";
+  EXPECT_EQ(served.source_language, "de");
+  EXPECT_EQ(served.search.beam, 3);
+}
+
 }  // namespace
 }  // namespace nmt::serve
