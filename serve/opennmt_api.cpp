@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include "serve/http_error.h"
 #include "util/error.h"
@@ -10,22 +11,40 @@ namespace nmt::serve {
 namespace {
 
 enum class Kind { kInteger, kNumber };
-// The decoding options a request may set, and their JSON types.
-const std::map<std::string, Kind>& option_kinds() {
-  static const std::map<std::string, Kind> kinds = {
-      {"beam_size", Kind::kInteger},          {"n_best", Kind::kInteger},
-      {"length_penalty", Kind::kNumber},      {"patience", Kind::kNumber},
-      {"min_length", Kind::kInteger},         {"no_repeat_ngram_size", Kind::kInteger},
-      {"repetition_penalty", Kind::kNumber},  {"sampling_topk", Kind::kInteger},
-      {"sampling_topp", Kind::kNumber},       {"sampling_temperature", Kind::kNumber},
-      {"seed", Kind::kInteger}};
-  return kinds;
+// A decoding option a request may set: its field, JSON type, and where it goes.
+struct OptionField {
+  const char* name;
+  Kind kind;
+  void (*set)(decode::SearchOptions&, const nlohmann::json&);
+};
+
+const std::vector<OptionField>& option_fields() {
+  using S = decode::SearchOptions;
+  using J = nlohmann::json;
+  static const std::vector<OptionField> fields = {
+      {"beam_size", Kind::kInteger, [](S& s, const J& v) { s.beam = v.get<int64_t>(); }},
+      {"n_best", Kind::kInteger, [](S& s, const J& v) { s.nbest = v.get<int64_t>(); }},
+      {"length_penalty", Kind::kNumber, [](S& s, const J& v) { s.length_penalty = v.get<double>(); }},
+      {"patience", Kind::kNumber, [](S& s, const J& v) { s.patience = v.get<double>(); }},
+      {"min_length", Kind::kInteger, [](S& s, const J& v) { s.min_length = v.get<int64_t>(); }},
+      {"no_repeat_ngram_size", Kind::kInteger, [](S& s, const J& v) { s.no_repeat_ngram_size = v.get<int64_t>(); }},
+      {"repetition_penalty", Kind::kNumber, [](S& s, const J& v) { s.repetition_penalty = v.get<double>(); }},
+      {"sampling_topk", Kind::kInteger, [](S& s, const J& v) { s.sampling_topk = v.get<int64_t>(); }},
+      {"sampling_topp", Kind::kNumber, [](S& s, const J& v) { s.sampling_topp = v.get<double>(); }},
+      {"sampling_temperature", Kind::kNumber, [](S& s, const J& v) { s.sampling_temperature = v.get<double>(); }},
+      {"seed", Kind::kInteger, [](S& s, const J& v) {
+         if (v.get<int64_t>() < 0) throw HttpError(400, "\"seed\" must not be negative.");
+         s.seed = v.get<uint64_t>();
+       }}};
+  return fields;
 }
 
 // Collects the decoding options of one element into `options`, each given
 // once per request or with the same value.
 void read_options(const nlohmann::json& item, const std::string& where, std::map<std::string, nlohmann::json>& options) {
-  for (const auto& [name, kind] : option_kinds()) {
+  for (const auto& field : option_fields()) {
+    const std::string name = field.name;
+    const Kind kind = field.kind;
     const auto it = item.find(name);
     if (it == item.end()) continue;
     if (kind == Kind::kInteger ? !it->is_number_integer() : !it->is_number()) {
@@ -98,22 +117,10 @@ std::optional<decode::SearchOptions> requested_search(const OpenNmtRequest& requ
   if (request.options.empty()) return std::nullopt;
   decode::SearchOptions s = defaults;
   const auto& o = request.options;
-  const auto set = [&o](const char* name, auto& field) {
-    const auto it = o.find(name);
-    if (it != o.end()) field = it->second.get<std::remove_reference_t<decltype(field)>>();
-  };
-  set("beam_size", s.beam);
-  set("n_best", s.nbest);
-  set("length_penalty", s.length_penalty);
-  set("patience", s.patience);
-  set("min_length", s.min_length);
-  set("no_repeat_ngram_size", s.no_repeat_ngram_size);
-  set("repetition_penalty", s.repetition_penalty);
-  set("sampling_topk", s.sampling_topk);
-  set("sampling_topp", s.sampling_topp);
-  set("sampling_temperature", s.sampling_temperature);
-  if (o.count("seed") && o.at("seed").get<int64_t>() < 0) throw HttpError(400, "\"seed\" must not be negative.");
-  set("seed", s.seed);
+  for (const auto& field : option_fields()) {
+    const auto it = o.find(field.name);
+    if (it != o.end()) field.set(s, it->second);
+  }
   // n_best alone widens the beam, as --nbest does on the command line.
   if (!o.count("beam_size") && s.nbest > s.beam) s.beam = s.nbest;
   check_options(s);

@@ -16,6 +16,7 @@
 #include "decode/beam_search.h"
 #include "decode/greedy_search.h"
 #include "decode/sampling.h"
+#include "tests/decode_test_util.h"
 #include "util/error.h"
 #include "util/random.h"
 
@@ -25,23 +26,6 @@ namespace {
 constexpr int64_t kPad = 1, kBos = 2, kEos = 3, kVocab = 10;
 const SearchIds kIds{kBos, kEos, kPad};
 constexpr double kTiny = 1e-12;  // probability of what "never" happens in the tables below
-
-// The next token depends on the previous one only (pad, bos: never).
-class TableScorer : public StepScorer {
- public:
-  explicit TableScorer(const std::vector<std::vector<double>>& probs) {
-    std::vector<double> flat;
-    for (const auto& row : probs) flat.insert(flat.end(), row.begin(), row.end());
-    table_ = torch::tensor(flat, torch::kDouble).view({kVocab, kVocab}).log();
-  }
-  torch::Tensor next_log_probs(const torch::Tensor& prefixes) override {
-    return table_.index_select(0, prefixes.select(1, -1));
-  }
-  void select_rows(const torch::Tensor&) override {}
-
- private:
-  torch::Tensor table_;
-};
 
 // After bos: tokens 4..9 with these probabilities (eos never); after any
 // token: eos only. One draw per sentence, from kFirst.
@@ -84,7 +68,7 @@ SearchOptions sampling(int64_t topk, double topp = 1.0, double temperature = 1.0
 
 // First tokens of n greedy draws, counted per token 4..9.
 std::vector<int64_t> first_token_counts(const SearchOptions& o, int64_t n) {
-  TableScorer scorer(one_token_table());
+  test::TableScorer scorer(one_token_table(), torch::kDouble);
   const auto out = greedy_search(scorer, std::vector<int64_t>(n, 5), kIds, o);
   std::vector<int64_t> counts(kFirst.size(), 0);
   for (const auto& h : out) {
@@ -199,7 +183,7 @@ TEST(Sampling, TopKAndTopPDrawOnlyFromTheirSupportInProportion) {
 }
 
 std::vector<std::vector<int64_t>> sampled_tokens(const SearchOptions& o, const SearchBatch& batch) {
-  TableScorer scorer(chain_table());
+  test::TableScorer scorer(chain_table(), torch::kDouble);
   std::vector<std::vector<int64_t>> out;
   for (const auto& hyps : search(scorer, batch, kIds, o)) {
     for (const auto& h : hyps) out.push_back(h.tokens);
@@ -239,7 +223,7 @@ TEST(Sampling, BeamSamplingReturnsDistinctHypothesesInsideTheSupport) {
   SearchOptions o = sampling(2, 1.0, 1.0, 5);
   o.beam = 4;
   o.nbest = 4;
-  TableScorer scorer(table);
+  test::TableScorer scorer(table, torch::kDouble);
   const auto out = beam_search(scorer, std::vector<int64_t>(20, 10), kIds, o);
   std::set<std::vector<int64_t>> seen_all;
   for (const auto& hyps : out) {
@@ -267,7 +251,7 @@ TEST(Sampling, BeamSamplingReturnsDistinctHypothesesInsideTheSupport) {
 TEST(Sampling, AGreedyDrawIsScoredWithTheSamplingDistribution) {
   const auto table = chain_table();
   for (double t : {1.0, 0.7}) {
-    TableScorer scorer(table);
+    test::TableScorer scorer(table, torch::kDouble);
     const auto out = greedy_search(scorer, std::vector<int64_t>(10, 12), kIds, sampling(0, 1.0, t, 9));
     for (const auto& h : out) {
       double sum = 0;
@@ -295,7 +279,7 @@ TEST(Sampling, OffLeavesTheSearchUnchanged) {
     off.sampling_temperature = 3.0;  // only read when sampling
     off.sampling_topp = 0.2;
     off.seed = 99;
-    TableScorer a(chain_table()), b(chain_table());
+    test::TableScorer a(chain_table(), torch::kDouble), b(chain_table(), torch::kDouble);
     const auto x = search(a, std::vector<int64_t>(5, 12), kIds, plain);
     const auto y = search(b, std::vector<int64_t>(5, 12), kIds, off);
     ASSERT_EQ(x.size(), y.size());

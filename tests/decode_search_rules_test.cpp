@@ -10,6 +10,7 @@
 #include "decode/beam_search.h"
 #include "decode/greedy_search.h"
 #include "decode/search_rules.h"
+#include "tests/decode_test_util.h"
 #include "util/error.h"
 #include "util/random.h"
 
@@ -52,23 +53,6 @@ TEST(SearchRules, RepeatingTokensEqualABruteForce) {
   }
 }
 
-// The next token's distribution depends on the previous token only.
-class MarkovScorer : public StepScorer {
- public:
-  explicit MarkovScorer(const std::vector<std::vector<double>>& probs) {
-    std::vector<double> flat;
-    for (const auto& row : probs) flat.insert(flat.end(), row.begin(), row.end());
-    table_ = torch::tensor(flat, torch::kDouble).view({kVocab, kVocab}).log().to(torch::kFloat);
-  }
-  torch::Tensor next_log_probs(const torch::Tensor& prefixes) override {
-    return table_.index_select(0, prefixes.select(1, -1));
-  }
-  void select_rows(const torch::Tensor&) override {}
-
- private:
-  torch::Tensor table_;
-};
-
 // a -> a 0.7 (it loves repeating), b 0.1, c 0.1, eos 0.1; b -> a 0.5, b 0.3, eos 0.2;
 // c -> c 0.6, a 0.2, eos 0.2; bos -> eos 0.6, a 0.3, b 0.1: unconstrained, "eos" at once.
 std::vector<std::vector<double>> repetitive() {
@@ -83,7 +67,7 @@ std::vector<std::vector<double>> repetitive() {
 }
 
 std::vector<std::vector<Hypothesis>> run(const SearchOptions& o, const std::vector<int64_t>& limits) {
-  MarkovScorer scorer(repetitive());
+  test::TableScorer scorer(repetitive());
   return search(scorer, limits, kIds, o);
 }
 

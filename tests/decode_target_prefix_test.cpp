@@ -11,6 +11,7 @@
 
 #include "decode/beam_search.h"
 #include "decode/greedy_search.h"
+#include "tests/decode_test_util.h"
 
 namespace nmt::decode::prefix_test {
 namespace {
@@ -31,24 +32,8 @@ std::vector<std::vector<double>> table() {
   return p;
 }
 
-class PrefixScorer : public StepScorer {
- public:
-  PrefixScorer() {
-    std::vector<double> flat;
-    for (const auto& row : table()) flat.insert(flat.end(), row.begin(), row.end());
-    table_ = torch::tensor(flat, torch::kDouble).view({kVocab, kVocab}).log().to(torch::kFloat);
-  }
-  torch::Tensor next_log_probs(const torch::Tensor& prefixes) override {
-    return table_.index_select(0, prefixes.select(1, -1));
-  }
-  void select_rows(const torch::Tensor&) override {}
-
- private:
-  torch::Tensor table_;
-};
-
 std::vector<std::vector<Hypothesis>> run(const SearchOptions& o, const SearchBatch& batch) {
-  PrefixScorer scorer;
+  test::TableScorer scorer(table());
   return search(scorer, batch, kIds, o);
 }
 

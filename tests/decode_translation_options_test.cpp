@@ -89,7 +89,9 @@ TEST_P(TranslatorOptionsTest, TheSameSeedGivesTheSameSamplesWhateverTheBatching)
     for (size_t i = 0; i < kLines.size(); ++i) {
       EXPECT_EQ(again[i].texts, batched[i].texts) << "beam " << beam << ", line " << i;
       // Across batchings in fp32 only: bf16's rounding depends on what shares the batch.
-      if (GetParam() == Precision::kFp32) EXPECT_EQ(alone[i].texts, batched[i].texts) << "beam " << beam << ", line " << i;
+      if (GetParam() == Precision::kFp32) {
+        EXPECT_EQ(alone[i].texts, batched[i].texts) << "beam " << beam << ", line " << i;
+      }
       differ += reseeded[i].texts != batched[i].texts ? 1 : 0;
     }
     EXPECT_GT(differ, 0) << "another seed draws other samples (beam " << beam << ")";
