@@ -14,7 +14,7 @@ namespace nmt::decode {
 namespace {
 
 struct Candidates {
-  torch::Tensor values;   // [live, k] double, CPU, best first
+  torch::Tensor values;   // [live, k] float, CPU, best first
   torch::Tensor indices;  // [live, k] into width * vocab
   int64_t vocab = 0;
 };
@@ -81,25 +81,24 @@ class BeamSearch {
     rules_.shape(log_probs, prefixes_, row_sentence);
     Candidates c;
     c.vocab = log_probs.size(1);
-    const auto totals = (log_probs + sums_.to(log_probs.device()).unsqueeze(1))
-                            .view({static_cast<int64_t>(live_.size()), width_ * c.vocab});
-    const int64_t k = std::min(2 * options_.beam, totals.size(1));
-    torch::Tensor values, indices;
+    const auto sentences = static_cast<int64_t>(live_.size());
+    const int64_t k = std::min(2 * options_.beam, width_ * c.vocab);
     if (rules_.sampling()) {
-      indices = std::get<1>(rules_.keys(totals, live_, t_).topk(k, 1));
-      values = totals.gather(1, indices);
+      const auto totals =
+          (log_probs + sums_.to(log_probs.device()).unsqueeze(1)).view({sentences, width_ * c.vocab});
+      const auto indices = std::get<1>(rules_.keys(totals, live_, t_).topk(k, 1));
+      c.values = totals.gather(1, indices).to(torch::kCPU, torch::kFloat);
+      c.indices = indices.to(torch::kCPU, torch::kLong);
     } else {
-      std::tie(values, indices) = totals.topk(k, 1);
+      std::tie(c.values, c.indices) = best_candidates(log_probs, sums_, width_, k);
     }
-    c.values = values.to(torch::kCPU, torch::kDouble);
-    c.indices = indices.to(torch::kCPU, torch::kLong);
     return c;
   }
 
   // Sorts live sentence i's candidates into completed hypotheses and next rows.
   void advance_sentence(int64_t i, const Candidates& c, NextRows& next) {
     const int64_t s = live_[i], beam = options_.beam;
-    const auto values = c.values.accessor<double, 2>();
+    const auto values = c.values.accessor<float, 2>();
     const auto indices = c.indices.accessor<int64_t, 2>();
     const size_t first = next.parents.size();
     int64_t kept = 0;

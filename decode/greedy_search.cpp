@@ -38,7 +38,9 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& bat
       arg = rules.keys(log_probs, live, t).argmax(1);
       best = log_probs.gather(1, arg.unsqueeze(1)).squeeze(1);
     } else {
-      std::tie(best, arg) = log_probs.max(1);
+      std::tie(best, arg) = best_candidates(log_probs, torch::Tensor(), 1, 1);
+      best = best.squeeze(1);
+      arg = arg.squeeze(1);
     }
     best = best.to(torch::kCPU, torch::kDouble);
     arg = arg.to(torch::kCPU, torch::kLong);

@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "kernels/log_softmax.h"
+
 namespace nmt::decode {
 namespace {
 
@@ -34,7 +36,11 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
     const auto tgt = prefixes.to(device_);
     logits = model_.decoder->forward(tgt, enc_, model_.make_trg_mask(tgt), src_mask_).select(1, -1);
   }
-  return torch::log_softmax(logits.to(torch::kFloat), -1);
+  if (!logits.device().is_cpu()) return torch::log_softmax(logits.to(torch::kFloat), -1);
+  // In place on the step's own logits (or their float copy).
+  auto log_probs = logits.to(torch::kFloat).contiguous();
+  kernels::log_softmax_rows_(log_probs);
+  return log_probs;
 }
 
 void ModelScorer::select_rows(const torch::Tensor& index) {

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "decode/length_penalty.h"
+#include "kernels/top_k.h"
 
 namespace nmt::decode {
 
@@ -29,6 +30,18 @@ torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<i
                               const std::vector<int64_t>& tokens) {
   const auto kept = prefixes.index_select(0, index_tensor(keep));
   return torch::cat({kept, index_tensor(tokens).unsqueeze(1)}, 1);
+}
+
+std::pair<torch::Tensor, torch::Tensor> best_candidates(const torch::Tensor& log_probs, const torch::Tensor& sums,
+                                                        int64_t width, int64_t k) {
+  if (log_probs.device().is_cpu() && log_probs.scalar_type() == torch::kFloat && log_probs.is_contiguous()) {
+    auto top = kernels::top_k_per_group(log_probs, sums, width, k);
+    return {top.values, top.indices};
+  }
+  auto totals = sums.defined() ? log_probs + sums.to(log_probs.device(), log_probs.scalar_type()).unsqueeze(1)
+                               : log_probs;
+  auto [values, indices] = totals.reshape({log_probs.size(0) / width, width * log_probs.size(1)}).topk(k, 1);
+  return {values.to(torch::kCPU, torch::kFloat), indices.to(torch::kCPU, torch::kLong)};
 }
 
 torch::Tensor index_tensor(const std::vector<int64_t>& values) {

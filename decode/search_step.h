@@ -2,6 +2,7 @@
 // growing prefixes, and the hypothesis a finished prefix becomes.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
@@ -24,6 +25,15 @@ torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<i
 // The hypothesis that ends `prefix` (bos, then the tokens generated before
 // eos) with eos, scored with length penalty `alpha`.
 Hypothesis completed(const torch::Tensor& prefix, double log_prob, double alpha);
+
+// The k best of log_probs[r][v] + sums[r] (sums undefined: 0) over each
+// group of `width` consecutive rows, best first: values [groups, k] float and
+// indices [groups, k] into the group's width x vocab values; equal values
+// keep the lower index first, and where fewer than k are finite the rest are
+// -inf. On the CPU in float the fused pass of kernels/top_k.h, elsewhere
+// ATen's sum and topk.
+std::pair<torch::Tensor, torch::Tensor> best_candidates(const torch::Tensor& log_probs, const torch::Tensor& sums,
+                                                        int64_t width, int64_t k);
 
 // A CPU int64 tensor of `values`.
 torch::Tensor index_tensor(const std::vector<int64_t>& values);

@@ -1,0 +1,18 @@
+// Which vector instructions the hand-vectorized kernels (kernels/log_softmax.h,
+// kernels/top_k.h) use: the widest this CPU runs, chosen at run time so that
+// one build serves every x86-64 machine. Tests run each one the CPU supports.
+#pragma once
+
+namespace nmt::kernels {
+
+enum class VectorIsa { kScalar, kAvx2, kAvx512 };
+
+// AVX-512 (avx512f) where the CPU has it, else AVX2 with FMA, else scalar.
+VectorIsa cpu_vector_isa();
+
+// True when this CPU runs `isa`'s instructions.
+bool cpu_supports(VectorIsa isa);
+
+const char* isa_name(VectorIsa isa);
+
+}  // namespace nmt::kernels
