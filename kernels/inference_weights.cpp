@@ -47,11 +47,7 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
   // thread; with OpenBLAS's pool (training's fp32 thread plan, whose
   // validation decodes too, gives ATen's, and so oneDNN's, half the cores)
   // OpenBLAS's (README's Speed).
-  if (packed && (!weight.defined() || openblas_alone)) {
-    auto out_sizes = x.sizes().vec();
-    out_sizes.back() = packed->out_features();
-    return packed->forward(x.reshape({-1, x.size(-1)}), relu).view(out_sizes);
-  }
+  if (packed && (!weight.defined() || openblas_alone)) return packed->forward(x, relu);
   if (x.dim() == 2) return activated(torch::linear(x, weight, bias));
   // As rows: a 2-D input takes the fused bias path (addmm), a 3-D one a
   // product and then a separate pass to add the bias.
@@ -71,12 +67,19 @@ void InferenceWeights::release() {
 
 void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
                                c10::ScalarType dtype, const c10::Device& device) {
+  const auto source = [](const torch::Tensor& p) {
+    return std::make_pair<const void*, uint32_t>(p.defined() ? p.data_ptr() : nullptr, p.defined() ? p._version() : 0);
+  };
+  // Compared in place: this runs at every call of every linear of a decoding step.
+  bool same = (weight_.defined() || packed_) && dtype == dtype_ && device == device_ &&
+              sources_.size() == weights.size() + biases.size();
+  for (size_t i = 0; same && i < weights.size(); ++i) same = sources_[i] == source(weights[i]);
+  for (size_t i = 0; same && i < biases.size(); ++i) same = sources_[weights.size() + i] == source(biases[i]);
+  if (same) return;
   std::vector<std::pair<const void*, uint32_t>> sources;
   for (const auto* list : {&weights, &biases}) {
-    for (const auto& p : *list)
-      sources.emplace_back(p.defined() ? p.data_ptr() : nullptr, p.defined() ? p._version() : 0);
+    for (const auto& p : *list) sources.push_back(source(p));
   }
-  if ((weight_.defined() || packed_) && sources == sources_ && dtype == dtype_ && device == device_) return;
   weight_ = bias_ = torch::Tensor();
   packed_.reset();
   if (dtype == c10::ScalarType::BFloat16 && device.is_cpu() && PackedLinear::available(dtype)) {

@@ -4,7 +4,9 @@
 
 #ifdef NMT_WITH_ONEDNN
 
+#include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -56,7 +58,32 @@ struct Product {
 // More row counts than this (encoder batches vary) start the table afresh.
 constexpr size_t kMaxProducts = 512;
 
+// A thread's call of one product for a row count (and relu, and the thread
+// count its primitive splits work for).
+struct CallKey {
+  std::thread::id thread;
+  int64_t rows, threads;
+  bool relu;
+  bool operator==(const CallKey& o) const {
+    return thread == o.thread && rows == o.rows && threads == o.threads && relu == o.relu;
+  }
+};
+struct CallKeyHash {
+  size_t operator()(const CallKey& k) const {
+    return std::hash<std::thread::id>()(k.thread) ^ std::hash<int64_t>()((k.rows * 1024 + k.threads) * 2 + k.relu);
+  }
+};
+
 }  // namespace
+
+// A thread's ready-made call of one product: oneDNN's memory objects for its
+// arguments, pointed at each call's buffers. Building them (and the argument
+// map) at every call took about as long as a 4-row product's kernel.
+struct PackedLinear::Call {
+  Product product;
+  memory src, dst, scratch;
+  std::unordered_map<int, memory> args;
+};
 
 struct PackedLinear::State {
   int64_t in = 0, out = 0;
@@ -65,8 +92,9 @@ struct PackedLinear::State {
   memory weights;                            // packed [in, out]
   torch::Tensor bias;                        // [1, out], or undefined
 
-  mutable std::mutex mutex;  // guards products
+  mutable std::mutex mutex;  // guards products and calls
   mutable std::unordered_map<int64_t, Product> products;
+  mutable std::unordered_map<CallKey, std::shared_ptr<PackedLinear::Call>, CallKeyHash> calls;
 
   dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights_layout, bool relu) const {
     const memory::desc bias_desc = bias.defined() ? rows_desc(1, out, dtype) : memory::desc();
@@ -144,26 +172,49 @@ PackedLinear::~PackedLinear() = default;
 int64_t PackedLinear::in_features() const { return state_->in; }
 int64_t PackedLinear::out_features() const { return state_->out; }
 
+std::shared_ptr<PackedLinear::Call> PackedLinear::call_for(int64_t rows, bool relu) const {
+  const State& s = *state_;
+  const CallKey key{std::this_thread::get_id(), rows, at::get_num_threads(), relu};
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto found = s.calls.find(key);
+    if (found != s.calls.end()) return found->second;
+  }
+  const auto& engine = cpu_engine();
+  auto c = std::make_shared<Call>();
+  c->product = s.product_for(rows, relu);
+  c->src = memory(rows_desc(rows, s.in, s.dtype), engine, DNNL_MEMORY_NONE);
+  c->dst = memory(rows_desc(rows, s.out, s.dtype), engine, DNNL_MEMORY_NONE);
+  c->scratch = memory(memory::desc(Dims{static_cast<int64_t>(c->product.scratchpad_bytes)}, memory::data_type::u8,
+                                   memory::format_tag::a),
+                      engine, DNNL_MEMORY_NONE);
+  c->args = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, c->dst},
+             {DNNL_ARG_SCRATCHPAD, c->scratch}};
+  if (s.bias.defined()) c->args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out, s.dtype), engine, s.bias.data_ptr()));
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.calls.size() >= kMaxProducts) s.calls.clear();  // callers hold their own references
+  s.calls.emplace(key, c);
+  return c;
+}
+
 torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   RECORD_FUNCTION("nmt::packed_linear", std::vector<c10::IValue>());  // named in operator profiles
   const State& s = *state_;
-  TORCH_CHECK(x.dim() == 2 && x.size(1) == s.in, "a packed linear of ", s.in, " inputs got ", x.sizes());
+  TORCH_CHECK(x.dim() >= 1 && x.size(-1) == s.in, "a packed linear of ", s.in, " inputs got ", x.sizes());
   TORCH_CHECK(x.device().is_cpu(), "a packed linear runs on the CPU");
-  const int64_t rows = x.size(0);
-  torch::Tensor out = torch::empty({rows, s.out}, x.options().dtype(s.dtype));
+  // Rows of any leading shape, read and written in place: no reshape or view
+  // operators around the product (a decoding step calls ~20 products).
+  const int64_t rows = s.in == 0 ? 0 : x.numel() / s.in;
+  c10::SmallVector<int64_t, 4> out_sizes(x.sizes().begin(), x.sizes().end());
+  out_sizes.back() = s.out;
+  torch::Tensor out = torch::empty(out_sizes, x.options().dtype(s.dtype));
   if (rows == 0) return out;
-  const torch::Tensor input = x.to(s.dtype).contiguous();
-  const Product p = s.product_for(rows, relu);
-  const auto& engine = cpu_engine();
-  memory src(rows_desc(rows, s.in, s.dtype), engine, input.data_ptr());
-  memory dst(rows_desc(rows, s.out, s.dtype), engine, out.data_ptr());
-  memory scratch(memory::desc(Dims{static_cast<int64_t>(p.scratchpad_bytes)}, memory::data_type::u8,
-                              memory::format_tag::a),
-                 engine, thread_scratchpad(p.scratchpad_bytes));
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}};
-  if (s.bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out, s.dtype), engine, s.bias.data_ptr()));
-  p.primitive.execute(thread_stream(), args);
+  const torch::Tensor input = x.scalar_type() == s.dtype && x.is_contiguous() ? x : x.to(s.dtype).contiguous();
+  const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
+  c->src.set_data_handle(input.data_ptr());
+  c->dst.set_data_handle(out.data_ptr());
+  c->scratch.set_data_handle(thread_scratchpad(c->product.scratchpad_bytes));
+  c->product.primitive.execute(thread_stream(), c->args);
   thread_stream().wait();
   return out;
 }

@@ -28,7 +28,7 @@ class PackedLinear {
   PackedLinear(const PackedLinear&) = delete;
   PackedLinear& operator=(const PackedLinear&) = delete;
 
-  // [rows, in] (any floating dtype, cast to the packed dtype) -> [rows, out]
+  // [..., in] (any floating dtype, cast to the packed dtype) -> [..., out]
   // in that dtype; for bf16 the products and sums run in fp32, rounded once
   // to bf16 as autocast's linear is.
   // With `relu`, max(0, .) is applied before that rounding (the same result,
@@ -41,6 +41,8 @@ class PackedLinear {
 
  private:
   struct State;
+  struct Call;
+  std::shared_ptr<Call> call_for(int64_t rows, bool relu) const;
   std::unique_ptr<State> state_;
 };
 

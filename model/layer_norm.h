@@ -14,6 +14,11 @@ class LayerNormImpl : public torch::nn::Module {
   // [batch, len, d_model] -> [batch, len, d_model]
   torch::Tensor forward(const torch::Tensor& x);
 
+  // forward(a + b), the post-norm residual's end: [batch, len, d_model] each.
+  // Without a gradient to keep, on the CPU, one fused pass
+  // (kernels/residual_norm.h).
+  torch::Tensor forward_sum(const torch::Tensor& a, const torch::Tensor& b);
+
   torch::Tensor gamma, beta;
 
  private:

@@ -12,7 +12,7 @@ template <typename Sublayer>
 torch::Tensor residual(const torch::Tensor& x, LayerNorm& norm, Dropout& dropout, bool pre_norm,
                        Sublayer&& f) {
   if (pre_norm) return x + dropout(f(norm(x)));
-  return norm(dropout(f(x)) + x);
+  return norm->forward_sum(dropout(f(x)), x);
 }
 
 }  // namespace nmt::model

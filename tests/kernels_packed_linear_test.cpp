@@ -36,6 +36,20 @@ void expect_matches_exact_product(const torch::Tensor& got, const torch::Tensor&
   EXPECT_TRUE(test::tensors_close(got, exact, /*rtol=*/1.0 / 256, /*atol=*/1e-5 * x.size(1)));
 }
 
+TEST(PackedLinear, LeadingDimensionsAreRows) {
+  SKIP_WITHOUT_PACKED(torch::kFloat);
+  torch::manual_seed(5);
+  const auto w = torch::randn({24, 16}), b = torch::randn({24});
+  const PackedLinear packed(w, b, torch::kFloat);
+  const auto x = torch::randn({3, 5, 16});
+  const auto got = packed.forward(x);
+  ASSERT_EQ(got.sizes(), (std::vector<int64_t>{3, 5, 24}));
+  EXPECT_TRUE(torch::equal(got, packed.forward(x.view({15, 16})).view({3, 5, 24})));
+  // A strided input is read through a contiguous copy.
+  const auto strided = torch::randn({16, 4}).t();
+  EXPECT_TRUE(torch::equal(packed.forward(strided), packed.forward(strided.contiguous())));
+}
+
 TEST(PackedLinear, MatchesTheExactProductForDecodingRowCounts) {
   SKIP_WITHOUT_PACKED(torch::kBFloat16);
   torch::manual_seed(11);

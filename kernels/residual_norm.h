@@ -1,0 +1,24 @@
+// The post-norm residual's end, LayerNorm(a + b), and LayerNorm(a) alone
+// (pre-norm), in one pass per row for inference on the CPU. ATen runs it as an addition and a layer_norm: two
+// operators, four allocations (the sum, the output, the mean and the inverse
+// deviation it keeps for a backward pass that never comes), twice per
+// encoder layer and three times per decoder layer, at every decoding step.
+#pragma once
+
+#include <torch/types.h>
+
+namespace nmt::kernels {
+
+// Whether layer_norm_of_sum serves these: CPU tensors, a in fp32 or bf16,
+// b (or undefined: none) and the parameters in fp32, a and b of one shape,
+// nothing that needs a gradient.
+bool layer_norm_of_sum_supported(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& gamma);
+
+// [..., d] -> [..., d] fp32: gamma * (s - mean) / sqrt(var + eps) + beta of
+// each row of s = a + b, or of s = a when b is undefined (a's bf16 widened
+// to fp32 first, as ATen's addition promotes), with the biased variance, computed in fp32 in two passes (mean,
+// then squared deviations).
+torch::Tensor layer_norm_of_sum(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& gamma,
+                                const torch::Tensor& beta, double eps);
+
+}  // namespace nmt::kernels
