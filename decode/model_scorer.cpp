@@ -30,7 +30,8 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
   torch::Tensor logits;
   if (cached_) {
     // Only the positions the cache has not seen yet (one per step).
-    const auto fresh = prefixes.narrow(1, cache_.length(), t - cache_.length()).to(device_);
+    auto fresh = prefixes.narrow(1, cache_.length(), t - cache_.length());
+    if (fresh.device() != device_) fresh = fresh.to(device_);
     logits = model_.decode_cached(fresh, enc_, src_mask_, cache_).select(1, -1);
   } else {
     const auto tgt = prefixes.to(device_);
@@ -38,7 +39,8 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
   }
   if (!logits.device().is_cpu()) return torch::log_softmax(logits.to(torch::kFloat), -1);
   // In place on the step's own logits (or their float copy).
-  auto log_probs = logits.to(torch::kFloat).contiguous();
+  auto log_probs = logits.scalar_type() == torch::kFloat ? logits : logits.to(torch::kFloat);
+  if (!log_probs.is_contiguous()) log_probs = log_probs.contiguous();
   kernels::log_softmax_rows_(log_probs);
   return log_probs;
 }

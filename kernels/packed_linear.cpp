@@ -31,6 +31,16 @@ dnnl::stream& thread_stream() {
   return stream;
 }
 
+// n floats rounded to bf16 (to nearest, ties to even: c10's conversion, which
+// ATen's cast uses too) in a buffer of the calling thread, valid until its
+// next call.
+void* to_bf16_scratch(const float* x, int64_t n) {
+  thread_local std::vector<c10::BFloat16> converted;
+  if (static_cast<int64_t>(converted.size()) < n) converted.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) converted[static_cast<size_t>(i)] = c10::BFloat16(x[i]);
+  return converted.data();
+}
+
 // A thread's scratch memory for the product, grown as needed.
 void* thread_scratchpad(size_t bytes) {
   thread_local std::vector<uint8_t> scratch;
@@ -209,9 +219,18 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   out_sizes.back() = s.out;
   torch::Tensor out = torch::empty(out_sizes, x.options().dtype(s.dtype));
   if (rows == 0) return out;
-  const torch::Tensor input = x.scalar_type() == s.dtype && x.is_contiguous() ? x : x.to(s.dtype).contiguous();
   const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
-  c->src.set_data_handle(input.data_ptr());
+  torch::Tensor input;  // keeps a converted input alive through the product
+  if (x.scalar_type() == s.dtype && x.is_contiguous()) {
+    c->src.set_data_handle(x.data_ptr());
+  } else if (x.scalar_type() == torch::kFloat && s.dtype == torch::kBFloat16 && x.is_contiguous()) {
+    // fp32 activations (a layer norm's) into bf16 in this thread's buffer:
+    // the rounding autocast's cast makes, without its three operators.
+    c->src.set_data_handle(to_bf16_scratch(x.data_ptr<float>(), rows * s.in));
+  } else {
+    input = x.to(s.dtype).contiguous();
+    c->src.set_data_handle(input.data_ptr());
+  }
   c->dst.set_data_handle(out.data_ptr());
   c->scratch.set_data_handle(thread_scratchpad(c->product.scratchpad_bytes));
   c->product.primitive.execute(thread_stream(), c->args);

@@ -200,9 +200,12 @@ torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, t
   }
   check_layout(q, memory);
   // Read in place where only the rows are apart (a slice of the stacked Q/K/V projection).
-  auto queries = q.to(memory.keys.scalar_type());
+  // Each operator called costs ~1-2 us here, a fair share of a small step: only the conversions needed.
+  auto queries = q.scalar_type() == memory.keys.scalar_type() ? q : q.to(memory.keys.scalar_type());
   if (queries.stride(2) != 1 || queries.stride(1) != q.size(2)) queries = queries.contiguous();
-  const auto valid = memory.valid.defined() ? memory.valid.to(torch::kBool).contiguous() : torch::Tensor();
+  const bool valid_ready = !memory.valid.defined() ||
+                           (memory.valid.scalar_type() == torch::kBool && memory.valid.is_contiguous());
+  const auto valid = valid_ready ? memory.valid : memory.valid.to(torch::kBool).contiguous();
   auto out = torch::empty(q.sizes(), queries.options());
   if (weights) *weights = torch::empty({q.size(0), q.size(1), memory.length}, queries.options().dtype(torch::kFloat));
   const auto& keys = memory.keys;  // origins of the layout, not necessarily contiguous

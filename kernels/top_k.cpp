@@ -94,7 +94,9 @@ TopK top_k_per_group(const torch::Tensor& scores, const torch::Tensor& offsets, 
   TORCH_CHECK(k >= 1 && k <= width * columns, "top_k_per_group: k = ", k, " outside 1..", width * columns);
   torch::Tensor offset_values;
   if (offsets.defined()) {
-    offset_values = offsets.to(torch::kCPU, torch::kFloat).contiguous();
+    offset_values = offsets.device().is_cpu() && offsets.scalar_type() == torch::kFloat && offsets.is_contiguous()
+                        ? offsets
+                        : offsets.to(torch::kCPU, torch::kFloat).contiguous();
     TORCH_CHECK(offset_values.numel() == rows, "top_k_per_group: ", offset_values.numel(), " offsets for ", rows,
                 " rows");
   }

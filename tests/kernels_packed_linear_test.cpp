@@ -36,6 +36,17 @@ void expect_matches_exact_product(const torch::Tensor& got, const torch::Tensor&
   EXPECT_TRUE(test::tensors_close(got, exact, /*rtol=*/1.0 / 256, /*atol=*/1e-5 * x.size(1)));
 }
 
+TEST(PackedLinear, Fp32InputsRoundAsAutocastsCast) {
+  SKIP_WITHOUT_PACKED(torch::kBFloat16);
+  torch::manual_seed(6);
+  const PackedLinear packed(torch::randn({40, 32}), torch::randn({40}), torch::kBFloat16);
+  for (int64_t rows : {1, 4, 33}) {
+    // Values with bits below bf16's precision: the conversion must round them as ATen's cast does.
+    const auto x = torch::randn({rows, 32}) * 3.3;
+    EXPECT_TRUE(torch::equal(packed.forward(x), packed.forward(x.to(torch::kBFloat16)))) << "rows " << rows;
+  }
+}
+
 TEST(PackedLinear, LeadingDimensionsAreRows) {
   SKIP_WITHOUT_PACKED(torch::kFloat);
   torch::manual_seed(5);
