@@ -1,6 +1,7 @@
 #include "kernels/attention_cache.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <torch/torch.h>
 
@@ -38,6 +39,34 @@ void GrowingAttentionCache::append(const torch::Tensor& k, const torch::Tensor& 
     for (int64_t r = 0; r < rows; ++r) ancestry_.push_back(r);
   }
   length_ += fresh;
+  rows_ = rows;
+}
+
+void GrowingAttentionCache::append_step(const torch::Tensor& qkv, int64_t heads) {
+  TORCH_CHECK(qkv.dim() == 3 && qkv.size(1) == 1 && qkv.size(2) % (3 * heads) == 0 && qkv.is_contiguous() &&
+                  qkv.device().is_cpu(),
+              "a step's cache append expects contiguous [rows, 1, 3 x d_model] on the CPU, got ", qkv.sizes());
+  const int64_t rows = qkv.size(0), d_model = qkv.size(2) / 3;
+  if (!k_.defined()) {
+    k_ = torch::empty({0, rows, heads, d_model / heads}, qkv.options());
+    v_ = torch::empty({0, rows, heads, d_model / heads}, qkv.options());
+  }
+  TORCH_CHECK((length_ == 0 || rows == rows_) && k_.size(2) == heads && k_.size(2) * k_.size(3) == d_model &&
+                  k_.scalar_type() == qkv.scalar_type(),
+              "a step's cache append: ", rows, " rows of ", d_model, " ", qkv.scalar_type(), " for a cache of ", rows_,
+              " rows of ", k_.size(2) * k_.size(3), " ", k_.scalar_type());
+  reserve(length_ + 1, rows);
+  const auto bytes = static_cast<size_t>(d_model * qkv.element_size());
+  const auto* from = static_cast<const char*>(qkv.data_ptr());
+  auto* keys = static_cast<char*>(k_.data_ptr()) + length_ * k_.stride(0) * k_.element_size();
+  auto* values = static_cast<char*>(v_.data_ptr()) + length_ * v_.stride(0) * v_.element_size();
+  const auto row_bytes = static_cast<size_t>(k_.stride(1) * k_.element_size());  // a slot's rows lie d_model apart
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(keys + r * row_bytes, from + (3 * r + 1) * bytes, bytes);
+    std::memcpy(values + r * row_bytes, from + (3 * r + 2) * bytes, bytes);
+    ancestry_.push_back(r);
+  }
+  ++length_;
   rows_ = rows;
 }
 

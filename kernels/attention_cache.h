@@ -34,6 +34,11 @@ class GrowingAttentionCache {
   int64_t rows() const { return rows_; }
   // k, v [rows, head, new, d_head] become positions [length, length + new).
   void append(const torch::Tensor& k, const torch::Tensor& v);
+  // One position from a step's stacked projection qkv [rows, 1, 3 x d_model]
+  // (contiguous, on the CPU): its keys and values ([d, 2d) and [2d, 3d) of
+  // each row, `heads` heads) copied straight into their slot, without the
+  // head-split views and permuted copies append() takes.
+  void append_step(const torch::Tensor& qkv, int64_t heads);
   // [rows, head, length, d_head]: the current rows' keys and values, gathered
   // (a copy) for the general attention path.
   torch::Tensor keys() const;

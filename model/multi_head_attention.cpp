@@ -61,6 +61,17 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torc
 torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x, kernels::GrowingAttentionCache& cache,
                                                           const torch::Tensor& mask) {
   // [batch, new, d_model]
+  if (x.size(1) == 1 && !mask.defined() && !is_training() && kernels::step_attention_supported(x, x)) {
+    // One new position: the stacked projection's keys and values go straight
+    // into the cache and its queries are read in place (a few operators
+    // instead of ~25 views and copies per layer and step).
+    const auto qkv =
+        qkv_.linear(x, {w_q->weight, w_k->weight, w_v->weight}, {w_q->bias, w_k->bias, w_v->bias}).contiguous();
+    cache.append_step(qkv, n_head_);
+    const int64_t rows = x.size(0), d_model = x.size(2);
+    const auto q = qkv.as_strided({rows, 1, d_model}, {3 * d_model, 3 * d_model, 1}, qkv.storage_offset());
+    return attend_step(q, cache.step_memory());
+  }
   const auto qkv = project(x, qkv_, {w_q, w_k, w_v});
   cache.append(split(qkv[1]), split(qkv[2]));
   if (x.size(1) == 1 && !mask.defined() && !is_training() && kernels::step_attention_supported(qkv[0], qkv[1])) {

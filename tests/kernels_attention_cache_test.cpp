@@ -42,6 +42,34 @@ TEST(GrowingAttentionCache, EqualsConcatenationAndRowSelection) {
   EXPECT_THROW(cache.append(torch::randn({rows + 1, 2, 1, 4}), torch::randn({rows + 1, 2, 1, 4})), c10::Error);
 }
 
+TEST(GrowingAttentionCache, AStepsStackedProjectionEqualsHeadSplitAppends) {
+  torch::manual_seed(3);
+  // 3 rows, 2 heads, d_head 4 (d_model 8), in fp32 and bf16; rows reordered between steps.
+  for (const auto dtype : {torch::kFloat, torch::kBFloat16}) {
+    GrowingAttentionCache stepped, split;
+    int64_t rows = 3;
+    for (int64_t step = 0; step < 20; ++step) {
+      const auto qkv = torch::randn({rows, 1, 24}).to(dtype);
+      const auto heads = [&](int64_t part) {  // [rows, head, 1, d_head] of part 1 (keys) or 2 (values)
+        return qkv.narrow(2, 8 * part, 8).view({rows, 1, 2, 4}).transpose(1, 2);
+      };
+      stepped.append_step(qkv, 2);
+      split.append(heads(1), heads(2));
+      ASSERT_TRUE(torch::equal(stepped.keys(), split.keys())) << "step " << step;
+      ASSERT_TRUE(torch::equal(stepped.values(), split.values())) << "step " << step;
+      if (step % 5 == 2) {
+        const auto index = torch::tensor({2, 0, 0, 1}, torch::kLong).narrow(0, 0, rows == 3 ? 4 : 3);
+        stepped.select_rows(index);
+        split.select_rows(index);
+        rows = index.size(0);
+      }
+    }
+  }
+  GrowingAttentionCache cache;
+  EXPECT_TRUE(test::throws_with<c10::Error>([&] { cache.append_step(torch::zeros({2, 2, 24}), 2); },
+                                            {"[rows, 1, 3 x d_model]"}));
+}
+
 class MemoryAttention : public ::testing::Test {
  protected:
   void SetUp() override {
