@@ -31,6 +31,11 @@ dnnl::stream& thread_stream() {
   return stream;
 }
 
+// Inputs up to this many values (a decoding step's) are converted to bf16 by
+// the calling thread; larger ones (an encoder batch's) by ATen's vectorized,
+// multi-threaded cast.
+constexpr int64_t kOwnConversionLimit = 1 << 16;
+
 // n floats rounded to bf16 (to nearest, ties to even: c10's conversion, which
 // ATen's cast uses too) in a buffer of the calling thread, valid until its
 // next call.
@@ -223,9 +228,10 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   torch::Tensor input;  // keeps a converted input alive through the product
   if (x.scalar_type() == s.dtype && x.is_contiguous()) {
     c->src.set_data_handle(x.data_ptr());
-  } else if (x.scalar_type() == torch::kFloat && s.dtype == torch::kBFloat16 && x.is_contiguous()) {
-    // fp32 activations (a layer norm's) into bf16 in this thread's buffer:
-    // the rounding autocast's cast makes, without its three operators.
+  } else if (x.scalar_type() == torch::kFloat && s.dtype == torch::kBFloat16 && x.is_contiguous() &&
+             rows * s.in <= kOwnConversionLimit) {
+    // A step's fp32 activations (a layer norm's) into bf16 in this thread's
+    // buffer: the rounding autocast's cast makes, without its three operators.
     c->src.set_data_handle(to_bf16_scratch(x.data_ptr<float>(), rows * s.in));
   } else {
     input = x.to(s.dtype).contiguous();
