@@ -8,87 +8,52 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-// Written for the compiler to vectorize, like kernels/step_attention.cpp:
-// GCC builds AVX-512 and AVX2 clones as well and picks one at load time.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define NMT_NORM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#pragma GCC diagnostic ignored "-Wpsabi"
-#define NMT_NORM_INLINE inline __attribute__((always_inline))
-#else
-#define NMT_NORM_CLONES
-#define NMT_NORM_INLINE inline
-#endif
+#include "kernels/vector_lanes.h"
 
 namespace nmt::kernels {
 namespace {
 
-constexpr int kNormLanes = 16;
-typedef float NormLanes __attribute__((vector_size(kNormLanes * sizeof(float))));
-typedef uint16_t NormHalfLanes __attribute__((vector_size(kNormLanes * sizeof(uint16_t))));
-typedef uint32_t NormWordLanes __attribute__((vector_size(kNormLanes * sizeof(uint32_t))));
-
-NMT_NORM_INLINE NormLanes load_lanes(const float* x) {
-  NormLanes v;
-  std::memcpy(&v, x, sizeof v);
-  return v;
-}
-
-NMT_NORM_INLINE NormLanes load_lanes(const c10::BFloat16* x) {  // bf16 is fp32's upper half
-  NormHalfLanes half;
-  std::memcpy(&half, x, sizeof half);
-  const NormWordLanes words = __builtin_convertvector(half, NormWordLanes) << 16;
-  NormLanes v;
-  std::memcpy(&v, &words, sizeof v);
-  return v;
-}
-
-NMT_NORM_INLINE float lanes_sum(NormLanes v) {
-  float s = 0.0f;
-  for (int j = 0; j < kNormLanes; ++j) s += v[j];
-  return s;
-}
-
 // Rows [begin, end) of a [rows, d] pair into out [rows, d].
 template <class A>
-NMT_NORM_INLINE void norm_rows(const A* a, const float* b, const float* gamma, const float* beta, float eps,
-                               int64_t d, int64_t begin, int64_t end, float* out) {
-  const int64_t vec_end = d - d % kNormLanes;
+NMT_INLINE void norm_rows(const A* a, const float* b, const float* gamma, const float* beta, float eps, int64_t d,
+                          int64_t begin, int64_t end, float* out) {
+  const int64_t vec_end = d - d % kLanes;
   for (int64_t r = begin; r < end; ++r) {
     const A* ar = a + r * d;
     const float* br = b ? b + r * d : nullptr;
     float* o = out + r * d;
-    NormLanes acc = {};
-    for (int64_t i = 0; i < vec_end; i += kNormLanes) {
-      const NormLanes s = br ? load_lanes(ar + i) + load_lanes(br + i) : load_lanes(ar + i);
+    Lanes acc = {};
+    for (int64_t i = 0; i < vec_end; i += kLanes) {
+      const Lanes s = br ? load(ar + i) + load(br + i) : load(ar + i);
       std::memcpy(o + i, &s, sizeof s);
       acc += s;
     }
     float sum = lanes_sum(acc);
     for (int64_t i = vec_end; i < d; ++i) sum += (o[i] = static_cast<float>(ar[i]) + (br ? br[i] : 0.0f));
     const float mean = sum / static_cast<float>(d);
-    NormLanes sq = {};
-    for (int64_t i = 0; i < vec_end; i += kNormLanes) {
-      const NormLanes c = load_lanes(o + i) - mean;
+    Lanes sq = {};
+    for (int64_t i = 0; i < vec_end; i += kLanes) {
+      const Lanes c = load(o + i) - mean;
       sq += c * c;
     }
     float var = lanes_sum(sq);
     for (int64_t i = vec_end; i < d; ++i) var += (o[i] - mean) * (o[i] - mean);
     const float rstd = 1.0f / std::sqrt(var / static_cast<float>(d) + eps);
-    for (int64_t i = 0; i < vec_end; i += kNormLanes) {
-      const NormLanes y = (load_lanes(o + i) - mean) * rstd * load_lanes(gamma + i) + load_lanes(beta + i);
+    for (int64_t i = 0; i < vec_end; i += kLanes) {
+      const Lanes y = (load(o + i) - mean) * rstd * load(gamma + i) + load(beta + i);
       std::memcpy(o + i, &y, sizeof y);
     }
     for (int64_t i = vec_end; i < d; ++i) o[i] = (o[i] - mean) * rstd * gamma[i] + beta[i];
   }
 }
 
-NMT_NORM_CLONES void norm_rows_fp32(const float* a, const float* b, const float* gamma, const float* beta, float eps,
-                                    int64_t d, int64_t begin, int64_t end, float* out) {
+NMT_VECTOR_CLONES void norm_rows_fp32(const float* a, const float* b, const float* gamma, const float* beta, float eps,
+                                      int64_t d, int64_t begin, int64_t end, float* out) {
   norm_rows(a, b, gamma, beta, eps, d, begin, end, out);
 }
 
-NMT_NORM_CLONES void norm_rows_bf16(const c10::BFloat16* a, const float* b, const float* gamma, const float* beta,
-                                    float eps, int64_t d, int64_t begin, int64_t end, float* out) {
+NMT_VECTOR_CLONES void norm_rows_bf16(const c10::BFloat16* a, const float* b, const float* gamma, const float* beta,
+                                      float eps, int64_t d, int64_t begin, int64_t end, float* out) {
   norm_rows(a, b, gamma, beta, eps, d, begin, end, out);
 }
 
@@ -107,10 +72,10 @@ bool layer_norm_of_sum_supported(const torch::Tensor& a, const torch::Tensor& b,
 torch::Tensor layer_norm_of_sum(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& gamma,
                                 const torch::Tensor& beta, double eps) {
   // [..., d] -> [..., d]
-  TORCH_CHECK(layer_norm_of_sum_supported(a, b, gamma) && beta.sizes() == gamma.sizes() &&
-                  beta.scalar_type() == torch::kFloat,
-              "layer_norm_of_sum: unsupported operands ", a.sizes(), " ", a.scalar_type(), " + ", b.sizes(), " ",
-              b.scalar_type(), " with parameters ", gamma.sizes());
+  TORCH_CHECK(
+      layer_norm_of_sum_supported(a, b, gamma) && beta.sizes() == gamma.sizes() && beta.scalar_type() == torch::kFloat,
+      "layer_norm_of_sum: unsupported operands ", a.sizes(), " ", a.scalar_type(), " + ", b.sizes(), " ",
+      b.scalar_type(), " with parameters ", gamma.sizes());
   const int64_t d = a.size(-1), rows = d == 0 ? 0 : a.numel() / d;
   const auto ac = a.contiguous(), gc = gamma.contiguous(), betac = beta.contiguous();
   const auto bc = b.defined() ? b.contiguous() : b;
@@ -121,11 +86,11 @@ torch::Tensor layer_norm_of_sum(const torch::Tensor& a, const torch::Tensor& b, 
   const int64_t grain = std::max<int64_t>(1, 16384 / d);  // a thread takes ~16k values or more
   at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
     if (ac.scalar_type() == torch::kFloat) {
-      norm_rows_fp32(ac.data_ptr<float>(), bp, gc.data_ptr<float>(), betac.data_ptr<float>(), e, d,
-                     begin, end, out.data_ptr<float>());
+      norm_rows_fp32(ac.data_ptr<float>(), bp, gc.data_ptr<float>(), betac.data_ptr<float>(), e, d, begin, end,
+                     out.data_ptr<float>());
     } else {
-      norm_rows_bf16(ac.data_ptr<c10::BFloat16>(), bp, gc.data_ptr<float>(),
-                     betac.data_ptr<float>(), e, d, begin, end, out.data_ptr<float>());
+      norm_rows_bf16(ac.data_ptr<c10::BFloat16>(), bp, gc.data_ptr<float>(), betac.data_ptr<float>(), e, d, begin, end,
+                     out.data_ptr<float>());
     }
   });
   return out;

@@ -8,54 +8,18 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "kernels/vector_lanes.h"
 
-// The loops below are written for the compiler to vectorize; GCC builds them
-// for AVX-512 and AVX2 as well and picks at load time (the product is built
-// for plain x86-64). Other compilers build the plain version.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-// Each clone must get its own copy of the loops, not a call to a shared one.
-// Those inlined helpers pass 16-float vectors by value: GCC's note that the
-// ABI of such calls differs between ISAs concerns no call that remains.
-#pragma GCC diagnostic ignored "-Wpsabi"
-#define NMT_INLINE inline __attribute__((always_inline))
-#else
-#define NMT_VECTOR_CLONES
-#define NMT_INLINE inline
-#endif
 
 namespace nmt::kernels {
 namespace {
-
-constexpr int kLanes = 16;
-// 16 floats: one AVX-512 register, two AVX2 or four SSE registers (GCC's
-// vector extension; every compiler this builds with has it).
-typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-typedef uint16_t HalfLanes __attribute__((vector_size(kLanes * sizeof(uint16_t))));
-typedef uint32_t WordLanes __attribute__((vector_size(kLanes * sizeof(uint32_t))));
-
-NMT_INLINE Lanes load(const float* x) {
-  Lanes v;
-  std::memcpy(&v, x, sizeof v);
-  return v;
-}
-
-NMT_INLINE Lanes load(const c10::BFloat16* x) {  // bf16 is fp32's upper half
-  HalfLanes half;
-  std::memcpy(&half, x, sizeof half);
-  const WordLanes words = __builtin_convertvector(half, WordLanes) << 16;
-  Lanes v;
-  std::memcpy(&v, &words, sizeof v);
-  return v;
-}
 
 template <class Element>
 NMT_INLINE float dot(const float* q, const Element* k, int64_t n) {
   Lanes partial = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) partial += load(q + i) * load(k + i);
-  float sum = 0.0f;
-  for (int j = 0; j < kLanes; ++j) sum += partial[j];
+  float sum = lanes_sum(partial);
   for (; i < n; ++i) sum += q[i] * static_cast<float>(k[i]);
   return sum;
 }

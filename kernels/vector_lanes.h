@@ -1,0 +1,53 @@
+// 16-float vectors for loops the compiler vectorizes (GCC's vector
+// extension; one AVX-512 register, two AVX2 or four SSE ones), and the
+// attribute that builds a function for AVX-512, AVX2 and plain x86-64 and
+// picks one at load time (the product is built for plain x86-64). Shared by
+// kernels/step_attention.cpp and kernels/residual_norm.cpp.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include <c10/util/BFloat16.h>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+// Each clone must get its own copy of the loops, not a call to a shared one.
+// Those inlined helpers pass 16-float vectors by value: GCC's note that the
+// ABI of such calls differs between ISAs concerns no call that remains.
+#pragma GCC diagnostic ignored "-Wpsabi"
+#define NMT_INLINE inline __attribute__((always_inline))
+#else
+#define NMT_VECTOR_CLONES
+#define NMT_INLINE inline
+#endif
+
+namespace nmt::kernels {
+
+constexpr int kLanes = 16;
+typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
+typedef uint16_t HalfLanes __attribute__((vector_size(kLanes * sizeof(uint16_t))));
+typedef uint32_t WordLanes __attribute__((vector_size(kLanes * sizeof(uint32_t))));
+
+NMT_INLINE Lanes load(const float* x) {
+  Lanes v;
+  std::memcpy(&v, x, sizeof v);
+  return v;
+}
+
+NMT_INLINE Lanes load(const c10::BFloat16* x) {  // bf16 is fp32's upper half
+  HalfLanes half;
+  std::memcpy(&half, x, sizeof half);
+  const WordLanes words = __builtin_convertvector(half, WordLanes) << 16;
+  Lanes v;
+  std::memcpy(&v, &words, sizeof v);
+  return v;
+}
+
+NMT_INLINE float lanes_sum(Lanes v) {
+  float s = 0.0f;
+  for (int j = 0; j < kLanes; ++j) s += v[j];
+  return s;
+}
+
+}  // namespace nmt::kernels
