@@ -1,8 +1,14 @@
-// 16-float vectors for loops the compiler vectorizes (GCC's vector
-// extension; one AVX-512 register, two AVX2 or four SSE ones), and the
-// attribute that builds a function for AVX-512, AVX2 and plain x86-64 and
-// picks one at load time (the product is built for plain x86-64). Shared by
-// kernels/step_attention.cpp and kernels/residual_norm.cpp.
+// Float vectors for loops the compiler vectorizes (GCC's vector extension),
+// in two forms:
+// - 16 floats (one AVX-512 register, two AVX2 or four SSE ones) with the
+//   attribute that builds a function for AVX-512, AVX2 and plain x86-64 and
+//   picks one at load time (the product is built for plain x86-64): used by
+//   kernels/step_attention.cpp and kernels/residual_norm.cpp;
+// - W floats (Vec<W>), for a kernel written once as a template and compiled
+//   into one function per instruction set that callers (and tests) choose by
+//   kernels::VectorIsa: W = 16 inside a target("avx512f") function, 8 inside a
+//   target("avx2,fma") one, 1 for plain scalar code (kernels/log_softmax.cpp,
+//   kernels/top_k.cpp).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +54,51 @@ NMT_INLINE float lanes_sum(Lanes v) {
   float s = 0.0f;
   for (int j = 0; j < kLanes; ++j) s += v[j];
   return s;
+}
+
+template <int W>
+struct Vec {
+  typedef float F __attribute__((vector_size(W * sizeof(float))));
+  typedef int32_t I __attribute__((vector_size(W * sizeof(int32_t))));
+};
+
+template <int W>
+NMT_INLINE typename Vec<W>::F load_lanes(const float* x) {
+  typename Vec<W>::F v;
+  std::memcpy(&v, x, sizeof v);
+  return v;
+}
+
+template <int W>
+NMT_INLINE void store_lanes(float* x, typename Vec<W>::F v) {
+  std::memcpy(x, &v, sizeof v);
+}
+
+// The largest lane (halves compared until one is left; a NaN lane may be
+// passed over).
+template <int W>
+NMT_INLINE float max_of(typename Vec<W>::F v) {
+  if constexpr (W == 1) {
+    return v[0];
+  } else {
+    typename Vec<W / 2>::F lo, hi;
+    std::memcpy(&lo, &v, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    return max_of<W / 2>(lo > hi ? lo : hi);
+  }
+}
+
+// The lanes' sum, halves added pairwise.
+template <int W>
+NMT_INLINE float sum_of(typename Vec<W>::F v) {
+  if constexpr (W == 1) {
+    return v[0];
+  } else {
+    typename Vec<W / 2>::F lo, hi;
+    std::memcpy(&lo, &v, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    return sum_of<W / 2>(lo + hi);
+  }
 }
 
 }  // namespace nmt::kernels
