@@ -131,11 +131,15 @@ std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_plans(co
 }
 
 void Translator::check_target_prefix(const std::vector<int64_t>& ids, const std::string& text) const {
+  check_prefix_length(ids, "The target prefix \"" + text.substr(0, 40) + (text.size() > 40 ? "..." : "") + "\"");
+}
+
+void Translator::check_prefix_length(const std::vector<int64_t>& ids, const std::string& which) const {
   // The prefix, then at least eos: within the model's max_len positions.
-  if (static_cast<int64_t>(ids.size()) < model_->config().max_len) return;
-  throw DataError("The target prefix \"" + text.substr(0, 40) + (text.size() > 40 ? "..." : "") + "\" has " +
-                  std::to_string(ids.size()) + " tokens; the model writes at most " +
-                  std::to_string(model_->config().max_len - 1) + " before its end.");
+  const int64_t most = model_->config().max_len - 1;
+  if (static_cast<int64_t>(ids.size()) <= most) return;
+  throw DataError(which + " has " + std::to_string(ids.size()) + " tokens; the model writes at most " +
+                  std::to_string(most) + " before its end.");
 }
 
 void Translator::check_lengths(const std::vector<std::vector<int64_t>>& sources,
@@ -149,10 +153,8 @@ void Translator::check_lengths(const std::vector<std::vector<int64_t>>& sources,
       throw DataError("Source " + std::to_string(i) + " has " + std::to_string(sources[i].size()) +
                       " tokens; the model takes at most " + std::to_string(max_source_tokens()) + ".");
     }
-    if (!target_prefixes.empty() && static_cast<int64_t>(target_prefixes[i].size()) >= model_->config().max_len) {
-      throw DataError("The target prefix of source " + std::to_string(i) + " has " +
-                      std::to_string(target_prefixes[i].size()) + " tokens; the model writes at most " +
-                      std::to_string(model_->config().max_len - 1) + " before its end.");
+    if (!target_prefixes.empty()) {
+      check_prefix_length(target_prefixes[i], "The target prefix of source " + std::to_string(i));
     }
   }
 }

@@ -95,6 +95,9 @@ class Translator {
   torch::Tensor wrap_sources(const std::vector<BatchSource>& batch) const;
   void check_lengths(const std::vector<std::vector<int64_t>>& sources,
                      const std::vector<std::vector<int64_t>>& target_prefixes) const;
+  // DataError "<which> has N tokens; the model writes at most M before its
+  // end." when prefix `ids` leaves no room for eos within max_len.
+  void check_prefix_length(const std::vector<int64_t>& ids, const std::string& which) const;
 
   model::Transformer model_;
   vocab::Vocabularies vocabs_;
