@@ -134,7 +134,7 @@ class Trainer {
   std::optional<storage::Checkpoint> write_average();
   // Validates `checkpoint` (named `file` in checkpoints/) with the final beam.
   nlohmann::json score_checkpoint(const std::string& file, const storage::Checkpoint& checkpoint);
-  void tune_decoding(const std::string& file, const std::optional<storage::Checkpoint>& average);
+  void tune_decoding(const std::string& file, bool loaded);
   void report_time_share(double training_seconds, double final_seconds);
 
   Config config_;

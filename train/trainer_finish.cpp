@@ -45,7 +45,9 @@ void Trainer::finish_run() {
     write_file_atomically(paths_.scores, scores.dump(2) + "\n");
     log_->info("the translator will load {} (the better of the final validation)",
                chosen.at("file").get<std::string>());
-    tune_decoding(chosen.at("file").get<std::string>(), average);
+    // The model holds the weights validated last; others are read again.
+    const bool loaded = &chosen == &scored.back();
+    tune_decoding(chosen.at("file").get<std::string>(), loaded);
   }
   report_time_share(training_seconds,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -96,14 +98,13 @@ nlohmann::json Trainer::score_checkpoint(const std::string& file, const storage:
 }
 
 // With valid.bleu: every beam x length penalty of valid.tune_* decodes the
-// validation set with the chosen checkpoint; the best pair goes to
+// validation set with the chosen checkpoint (already in the model when
+// `loaded`, else read from checkpoints/); the best pair goes to
 // DIR/decoding.json, which the translator and the server then decode with.
-void Trainer::tune_decoding(const std::string& file, const std::optional<storage::Checkpoint>& average) {
+void Trainer::tune_decoding(const std::string& file, bool loaded) {
   const auto& v = config_.valid;
   if (!v.bleu || v.tune_beams.empty() || v.tune_length_penalties.empty()) return;
-  if (average && file == fs::path(paths_.average).filename().string()) {
-    storage::load_state_dict(*model_, average->weights, file);
-  } else {
+  if (!loaded) {
     const std::string path = (fs::path(paths_.checkpoints) / file).string();
     storage::load_state_dict(*model_, storage::load_checkpoint(path, storage::CheckpointParts::kWeights).weights,
                              path);
