@@ -51,14 +51,14 @@ TEST(LibreTranslateApi, StringAndArrayQKeepTheirShape) {
   const auto one = parse_libretranslate(json{{"q", "Ein Hund."}, {"source", "de"}, {"target", "en"}});
   EXPECT_FALSE(one.array);
   ASSERT_EQ(one.texts.size(), 1u);
-  const std::vector<TextTranslation> dog = {{{"A dog.", "One dog."}, {-1.0, -2.0}}};
+  const std::vector<TextTranslation> dog = {{{"A dog.", "One dog."}, {-1.0, -2.0}, {}}};
   EXPECT_EQ(libretranslate_response(one, dog), (json{{"translatedText", "A dog."}}));
 
   auto many = parse_libretranslate(
       json{{"q", {"Ein Hund.", "Eine Katze."}}, {"source", "de"}, {"target", "en"}, {"alternatives", 1}});
   EXPECT_TRUE(many.array);
   EXPECT_EQ(many.alternatives, 1);
-  const std::vector<TextTranslation> two = {{{"A dog.", "One dog."}, {-1, -2}}, {{"A cat."}, {-1}}};
+  const std::vector<TextTranslation> two = {{{"A dog.", "One dog."}, {-1, -2}, {}}, {{"A cat."}, {-1}, {}}};
   EXPECT_EQ(libretranslate_response(many, two),
             (json{{"translatedText", {"A dog.", "A cat."}},
                   {"alternatives", json::array({json::array({"One dog."}), json::array()})}}));
@@ -98,7 +98,7 @@ TEST(LibreTranslateApi, LanguagesListBothCodesWithNames) {
 }
 
 TEST(LibreTranslateApi, DetectedLanguageFollowsQsShape) {
-  const std::vector<TextTranslation> dog = {{{"A dog."}, {-1.0}}};
+  const std::vector<TextTranslation> dog = {{{"A dog."}, {-1.0}, {}}};
   const auto one = parse_libretranslate(json{{"q", "Ein Hund."}, {"source", "auto"}, {"target", "en"}});
   EXPECT_EQ(libretranslate_response(one, dog, {{"de", 97.0}}),
             (json{{"translatedText", "A dog."}, {"detectedLanguage", {{"confidence", 97.0}, {"language", "de"}}}}));
@@ -133,7 +133,7 @@ TEST(OpenNmtApi, NBestListsOfInputsInOrder) {
   ASSERT_EQ(texts, (std::vector<std::string>{"Ein Hund.", "Eine Katze."}));
   EXPECT_EQ(request.id, 101);
   EXPECT_EQ(parse_opennmt(json::parse(R"([{"src": "x"}])")).id, 100);  // no id: the first model
-  const std::vector<TextTranslation> t = {{{"A dog.", "One dog."}, {-0.5, -0.9}}, {{""}, {0.0}}};
+  const std::vector<TextTranslation> t = {{{"A dog.", "One dog."}, {-0.5, -0.9}, {}}, {{""}, {0.0}, {}}};
   const json out = opennmt_response(texts, t, 2);
   ASSERT_EQ(out.size(), 2u);     // one list per rank
   ASSERT_EQ(out[0].size(), 2u);  // one entry per input
