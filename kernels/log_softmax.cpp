@@ -26,9 +26,9 @@ constexpr float kMinExpArg = -87.0f;
 // Adding and subtracting 1.5 x 2^23 rounds a float of magnitude below 2^22 to
 // the nearest integer (ties to even): the float's last place is then 1.
 constexpr float kRoundingShift = 12582912.0f;
-// The exps of a row are summed in float in blocks of this many values (16 or
-// 8 lanes of 16 or 32 terms each), the blocks in double: the sum's error
-// stays ~1e-7 relative however long the row.
+// The exps of a row are summed in float in blocks of this many values (W
+// lanes of 256 / W terms each), the blocks in double: the sum's error stays
+// ~1e-7 relative however long the row.
 constexpr int64_t kBlock = 256;
 
 template <int W>

@@ -57,7 +57,47 @@ NMT_VECTOR_CLONES void norm_rows_bf16(const c10::BFloat16* a, const float* b, co
   norm_rows(a, b, gamma, beta, eps, d, begin, end, out);
 }
 
+template <class Y>
+NMT_INLINE void add_values(const float* x, const Y* y, int64_t begin, int64_t end, float* out) {
+  int64_t i = begin;
+  for (; i + kLanes <= end; i += kLanes) {
+    const Lanes s = load(x + i) + load(y + i);
+    std::memcpy(out + i, &s, sizeof s);
+  }
+  for (; i < end; ++i) out[i] = x[i] + static_cast<float>(y[i]);
+}
+
+NMT_VECTOR_CLONES void add_values_fp32(const float* x, const float* y, int64_t begin, int64_t end, float* out) {
+  add_values(x, y, begin, end, out);
+}
+
+NMT_VECTOR_CLONES void add_values_bf16(const float* x, const c10::BFloat16* y, int64_t begin, int64_t end,
+                                       float* out) {
+  add_values(x, y, begin, end, out);
+}
+
 }  // namespace
+
+torch::Tensor add_residual(const torch::Tensor& x, const torch::Tensor& y) {
+  // [..., d]
+  const bool needs_grad = torch::GradMode::is_enabled() && (x.requires_grad() || y.requires_grad());
+  if (needs_grad || !x.device().is_cpu() || !y.device().is_cpu() || x.scalar_type() != torch::kFloat ||
+      (y.scalar_type() != torch::kFloat && y.scalar_type() != torch::kBFloat16) || x.sizes() != y.sizes() ||
+      !x.is_contiguous() || !y.is_contiguous()) {
+    return x + y;
+  }
+  auto out = torch::empty(x.sizes(), x.options());
+  const float* xp = x.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  at::parallel_for(0, x.numel(), 16384, [&](int64_t begin, int64_t end) {
+    if (y.scalar_type() == torch::kFloat) {
+      add_values_fp32(xp, y.data_ptr<float>(), begin, end, op);
+    } else {
+      add_values_bf16(xp, y.data_ptr<c10::BFloat16>(), begin, end, op);
+    }
+  });
+  return out;
+}
 
 bool layer_norm_of_sum_supported(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& gamma) {
   const bool needs_grad = torch::GradMode::is_enabled() &&

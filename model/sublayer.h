@@ -2,6 +2,7 @@
 #pragma once
 
 
+#include "kernels/residual_norm.h"
 #include "model/dropout.h"
 #include "model/layer_norm.h"
 
@@ -11,7 +12,7 @@ namespace nmt::model {
 template <typename Sublayer>
 torch::Tensor residual(const torch::Tensor& x, LayerNorm& norm, Dropout& dropout, bool pre_norm,
                        Sublayer&& f) {
-  if (pre_norm) return x + dropout(f(norm(x)));
+  if (pre_norm) return kernels::add_residual(x, dropout(f(norm(x))));
   return norm->forward_sum(dropout(f(x)), x);
 }
 

@@ -2,7 +2,8 @@
 // against the reference's formula computed in double from the same inputs,
 // and model::LayerNorm::forward_sum against forward(a + b): fp32 and bf16
 // sublayer outputs, widths with and without a vector tail, rows over threads;
-// with a gradient to keep it takes ATen's path.
+// with a gradient to keep it takes ATen's path. kernels::add_residual (the
+// pre-norm residual's end) against ATen's sum.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -84,6 +85,38 @@ TEST(ResidualNorm, UnsupportedOperandsAreRefusedOrLeftToATen) {
   torch::NoGradGuard no_grad;
   const auto a = torch::randn({2, 4}).to(torch::kBFloat16), b = torch::randn({2, 4}).to(torch::kBFloat16);
   EXPECT_TRUE(test::tensors_close(norm->forward_sum(a, b), norm(a + b), 0, 0));
+}
+
+// The pre-norm residual's end: x + y computed here equals ATen's sum bit for
+// bit (bf16 y widens exactly, one fp32 rounding), for every vector tail and
+// sizes split over threads; with a gradient to keep, or operands it does not
+// take, it is ATen's sum itself.
+TEST(ResidualNorm, AddResidualEqualsATensSumBitForBit) {
+  torch::manual_seed(37);
+  for (const auto dtype : {torch::kFloat, torch::kBFloat16}) {
+    for (int64_t d : {1, 15, 16, 17, 512}) {
+      for (int64_t rows : {1, 3, 97}) {
+        SCOPED_TRACE(testing::Message() << dtype << " d " << d << " rows " << rows);
+        const auto x = torch::randn({rows, 1, d}) * 5;
+        const auto y = (torch::randn({rows, 1, d}) * 3).to(dtype);
+        const auto got = add_residual(x, y);
+        EXPECT_EQ(got.scalar_type(), torch::kFloat);
+        EXPECT_TRUE(torch::equal(got, x + y));
+      }
+    }
+  }
+  auto x = torch::randn({2, 1, 8}).requires_grad_();
+  const auto y = torch::randn({2, 1, 8});
+  const auto with_grad = add_residual(x, y);
+  EXPECT_TRUE(with_grad.requires_grad());
+  with_grad.sum().backward();
+  EXPECT_TRUE(torch::equal(x.grad(), torch::ones_like(x)));
+  // Broadcasting and non-contiguous operands: ATen's sum.
+  const auto row = torch::randn({8});
+  const auto x2 = torch::randn({2, 1, 8});
+  EXPECT_TRUE(torch::equal(add_residual(x2, row), x2 + row));
+  const auto strided = torch::randn({8, 2}).t();
+  EXPECT_TRUE(torch::equal(add_residual(torch::ones({2, 8}), strided), torch::ones({2, 8}) + strided));
 }
 
 }  // namespace
