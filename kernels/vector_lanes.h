@@ -7,8 +7,7 @@
 // - W floats (Vec<W>), for a kernel written once as a template and compiled
 //   into one function per instruction set that callers (and tests) choose by
 //   kernels::VectorIsa: W = 16 inside a target("avx512f") function, 8 inside a
-//   target("avx2,fma") one, 1 for plain scalar code (kernels/log_softmax.cpp,
-//   kernels/top_k.cpp).
+//   target("avx2,fma") one, 1 for plain scalar code (kernels/log_softmax.cpp).
 #pragma once
 
 #include <cstdint>
