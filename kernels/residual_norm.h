@@ -1,9 +1,10 @@
-// The post-norm residual's end, LayerNorm(a + b), LayerNorm(a) alone and the
-// pre-norm residual's end, a + b, in one pass per row for inference on the
-// CPU. ATen runs it as an addition and a layer_norm: two
-// operators, four allocations (the sum, the output, the mean and the inverse
-// deviation it keeps for a backward pass that never comes), twice per
-// encoder layer and three times per decoder layer, at every decoding step.
+// The residual's end for inference on the CPU, one pass per row: post-norm's
+// LayerNorm(a + b), LayerNorm(a) alone (pre-norm's sublayer input) and
+// pre-norm's a + b. ATen runs LayerNorm(a + b) as an addition and a
+// layer_norm: two operators, four allocations (the sum, the output, the mean
+// and the inverse deviation it keeps for a backward pass that never comes),
+// twice per encoder layer and three times per decoder layer, at every
+// decoding step.
 #pragma once
 
 #include <torch/types.h>
