@@ -107,12 +107,12 @@ def ct2_translate(a):
         tokens = sp_src.encode(batch_lines, out_type=str)
         kw = dict(max_batch_size=a.batch, batch_type="examples", beam_size=beam, length_penalty=a.length_penalty,
                   return_scores=True, max_input_length=0)
-        if a.mirror_limit:
-            # Ours: at most floor(1.5 n) + 10 tokens with the end token, which it forces at the
-            # limit; CTranslate2 does not count the end: its limit is one less. Grouped by limit.
-            limits = [max(1, min(int(1.5 * len(t)) + 10, max_len) - 1) for t in tokens]
+        # Ours: at most floor(1.5 n) + 10 tokens with the end token, which it forces at the
+        # limit; CTranslate2 does not count the end: its limit is one less.
+        limits = [max(1, min(int(1.5 * len(t)) + 10, max_len) - 1) for t in tokens]
+        results = [None] * len(tokens)
+        if a.mirror_limit:  # each line its own limit: grouped by limit
             run.limits = limits
-            results = [None] * len(tokens)
             for limit in sorted(set(limits)):
                 idx = [i for i, l in enumerate(limits) if l == limit]
                 for i, r in zip(idx, translator.translate_batch([tokens[i] for i in idx], max_decoding_length=limit,
@@ -122,7 +122,6 @@ def ct2_translate(a):
             # Our batches (longest source first, --batch at a time), each limited as ours limits
             # its longest line, so that neither engine decodes a degenerate repetition further
             # than the other; queued at once so that inter_threads > 1 runs them side by side.
-            limits = [max(1, min(int(1.5 * len(t)) + 10, max_len) - 1) for t in tokens]
             order = sorted(range(len(tokens)), key=lambda i: -len(tokens[i]))
             queued = []
             for first in range(0, len(order), a.batch):
@@ -130,7 +129,6 @@ def ct2_translate(a):
                 queued.append((idx, translator.translate_batch([tokens[i] for i in idx], asynchronous=True,
                                                                max_decoding_length=max(limits[i] for i in idx),
                                                                **kw)))
-            results = [None] * len(tokens)
             for idx, pending in queued:
                 for i, r in zip(idx, pending):
                     results[i] = r.result()

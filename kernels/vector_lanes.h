@@ -73,31 +73,37 @@ NMT_INLINE void store_lanes(float* x, typename Vec<W>::F v) {
   std::memcpy(x, &v, sizeof v);
 }
 
-// The largest lane (halves compared until one is left; a NaN lane may be
-// passed over).
-template <int W>
-NMT_INLINE float max_of(typename Vec<W>::F v) {
+// The lanes of v folded into one by `fold` (halves combined until one lane
+// is left): W - 1 vector operations in log2(W) steps.
+template <int W, class Fold>
+NMT_INLINE float fold_halves(typename Vec<W>::F v, Fold fold) {
   if constexpr (W == 1) {
     return v[0];
   } else {
     typename Vec<W / 2>::F lo, hi;
     std::memcpy(&lo, &v, sizeof lo);
     std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
-    return max_of<W / 2>(lo > hi ? lo : hi);
+    return fold_halves<W / 2>(fold(lo, hi), fold);
   }
 }
 
-// The lanes' sum, halves added pairwise.
+struct LaneMax {
+  template <class V>
+  NMT_INLINE V operator()(V a, V b) const { return a > b ? a : b; }
+};
+struct LaneSum {
+  template <class V>
+  NMT_INLINE V operator()(V a, V b) const { return a + b; }
+};
+
+// The largest lane (a NaN lane may be passed over) and the lanes' sum.
+template <int W>
+NMT_INLINE float max_of(typename Vec<W>::F v) {
+  return fold_halves<W>(v, LaneMax());
+}
 template <int W>
 NMT_INLINE float sum_of(typename Vec<W>::F v) {
-  if constexpr (W == 1) {
-    return v[0];
-  } else {
-    typename Vec<W / 2>::F lo, hi;
-    std::memcpy(&lo, &v, sizeof lo);
-    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
-    return sum_of<W / 2>(lo + hi);
-  }
+  return fold_halves<W>(v, LaneSum());
 }
 
 }  // namespace nmt::kernels
