@@ -6,7 +6,7 @@
 // whole prefix at every step (same run, same sentences); the process's peak.
 //
 //   decode_bench --model DIR --src FILE [--ref FILE] [--limit N] [--ratio-limit N]
-//                [--precisions fp32,bf16] [--beams 1,4] [--batches 1,32] [--parallel-batches 1,0]
+//                [--precisions fp32,bf16,int8] [--beams 1,4] [--batches 1,32] [--parallel-batches 1,0]
 //                [--threads N] [--blas-threads N] [--device auto|cpu|cuda]
 //                [--checkpoint FILE] [--profile N]
 #include <sys/resource.h>
@@ -129,8 +129,10 @@ torch::Device pick_device(const std::string& name) {
 std::vector<nmt::Precision> parse_precisions(const std::vector<std::string>& names) {
   std::vector<nmt::Precision> out;
   for (const auto& name : names) {
-    if (name != "fp32" && name != "bf16") throw nmt::UsageError("--precisions takes fp32 and bf16, not " + name + ".");
-    out.push_back(name == "bf16" ? nmt::Precision::kBf16 : nmt::Precision::kFp32);
+    if (name != "fp32" && name != "bf16" && name != "int8") {
+      throw nmt::UsageError("--precisions takes fp32, bf16 and int8, not " + name + ".");
+    }
+    out.push_back(name == "bf16" ? nmt::Precision::kBf16 : name == "int8" ? nmt::Precision::kInt8 : nmt::Precision::kFp32);
   }
   return out;
 }

@@ -24,10 +24,12 @@
 #include "data/language_pair.h"
 #include "decode/translation_stream.h"
 #include "decode/word_alignment.h"
+#include "kernels/packed_linear.h"
 #include "storage/model_dir.h"
 #include "storage/state_dict.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/precision.h"
 #include "util/threads.h"
 
 namespace nmt::cli {
@@ -108,8 +110,9 @@ void add_options(CLI::App& app, Args& a) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   app.add_option("--precision", a.precision,
-                 "fp32, bf16, or auto: bf16 where the device runs it fast (CUDA, CPUs with avx512_bf16 or AMX)")
-      ->check(CLI::IsMember({"auto", "fp32", "bf16"}))
+                 "fp32, bf16, int8 (the CPU's matrix products in int8, the rest fp32), or auto: bf16 where the "
+                 "device runs it fast (CUDA, CPUs with avx512_bf16 or AMX)")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16", "int8"}))
       ->capture_default_str();
   app.add_option("--threads", a.threads, "CPU threads (0: one per core)")->capture_default_str();
   app.add_option("--parallel-batches", a.parallel_batches,
@@ -322,6 +325,9 @@ std::ifstream open_input(const std::string& path) {
 int run_translation(Args& a) {
   const auto device = resolve_device(a.device);
   a.options.precision = choose_precision(a.precision, device).precision;
+  if (a.options.precision == Precision::kInt8 && !kernels::PackedLinear::available(torch::kChar)) {
+    throw UsageError("--precision int8 needs oneDNN's int8 product, which this build or CPU lacks; use fp32 or bf16.");
+  }
   const int cores = configure_decoding_threads(a.threads).cores;
   a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
   const GivenSearchFlags given{a.beam_given, a.length_penalty_given};

@@ -21,7 +21,7 @@ namespace nmt::decode {
 struct TranslatorOptions {
   SearchOptions search;
   int64_t batch_size = 32;  // sentences per batch; each takes `beam` rows
-  Precision precision = Precision::kFp32;  // bf16: decode under bf16 autocast
+  Precision precision = Precision::kFp32;  // bf16: under bf16 autocast; int8: int8 products (CPU)
   // Batches decoded at once, each on one core (decode/parallel_batches.h);
   // 1: one batch at a time on every thread the process has.
   int64_t parallel_batches = 1;

@@ -24,7 +24,10 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
     release();  // training changes the weights every step: what inference kept is stale
     return activated(torch::linear(x, stacked(weights), stacked(biases)));
   }
-  const auto dtype = active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
+  // int8 (kChar) inside an int8 PrecisionScope on the CPU, else autocast's dtype.
+  const auto dtype = int8_products_active() && x.device().is_cpu() && PackedLinear::available(torch::kChar)
+                         ? torch::kChar
+                         : active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
   // OpenBLAS has no pool of its own to run on (decoding's thread plan, or a
   // parallel batches' worker): oneDNN's product on packed weights, on ATen's
   // pool, is the faster one in fp32.
@@ -82,8 +85,9 @@ void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const 
   }
   weight_ = bias_ = torch::Tensor();
   packed_.reset();
-  if (dtype == c10::ScalarType::BFloat16 && device.is_cpu() && PackedLinear::available(dtype)) {
-    // bf16 on the CPU: oneDNN's product on weights packed once (kernels/packed_linear.h).
+  if ((dtype == c10::ScalarType::BFloat16 || dtype == c10::ScalarType::Char) && device.is_cpu() &&
+      PackedLinear::available(dtype)) {
+    // bf16 or int8 on the CPU: oneDNN's product on weights packed once (kernels/packed_linear.h).
     packed_ = std::make_shared<const PackedLinear>(stacked(weights), stacked(biases), dtype);
   } else {
     // A single fp32 parameter is used as it is (no copy); casts and stacks are made once.

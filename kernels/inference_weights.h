@@ -25,8 +25,9 @@ class InferenceWeights {
   // is dropped (a validation's packed weights, stale after the next step,
   // would stay in memory through the training that follows). Without: the
   // weights in autocast's dtype (bf16 on the CPU: packed for oneDNN; fp32 on
-  // the CPU: packed too for callers on one thread), rebuilt only when a
-  // parameter's data or version changes.
+  // the CPU: packed too for callers on one thread), or quantized to int8 and
+  // packed inside an int8 PrecisionScope (util/precision.h), rebuilt only
+  // when a parameter's data, version or that dtype changes.
   // Thread-safe.
   // With `relu`: relu of that (inside oneDNN's product where it runs).
   torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,

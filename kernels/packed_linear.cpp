@@ -14,6 +14,8 @@
 #include <ATen/record_function.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "kernels/int8_rows.h"
+
 namespace nmt::kernels {
 namespace {
 
@@ -53,14 +55,40 @@ void* thread_scratchpad(size_t bytes) {
   return scratch.data();
 }
 
+// int8 (kChar) weights and inputs give int32 sums.
 memory::data_type dnnl_type(c10::ScalarType dtype) {
-  TORCH_CHECK(dtype == torch::kBFloat16 || dtype == torch::kFloat, "a packed linear computes in bf16 or fp32, not ",
-              dtype);
-  return dtype == torch::kFloat ? memory::data_type::f32 : memory::data_type::bf16;
+  TORCH_CHECK(dtype == torch::kBFloat16 || dtype == torch::kFloat || dtype == torch::kChar,
+              "a packed linear computes in bf16, fp32 or int8, not ", dtype);
+  return dtype == torch::kFloat ? memory::data_type::f32
+         : dtype == torch::kChar ? memory::data_type::s8
+                                 : memory::data_type::bf16;
 }
 
 memory::desc rows_desc(int64_t rows, int64_t cols, c10::ScalarType dtype) {
   return memory::desc(Dims{rows, cols}, dnnl_type(dtype), memory::format_tag::ab);
+}
+
+memory::desc sums_desc(int64_t rows, int64_t cols, c10::ScalarType dtype) {
+  return dtype == torch::kChar ? memory::desc(Dims{rows, cols}, memory::data_type::s32, memory::format_tag::ab)
+                               : rows_desc(rows, cols, dtype);
+}
+
+// A thread's buffers for int8 products: the quantized input rows, their
+// scales and the int32 sums; grown as needed, valid until its next call.
+struct Int8Scratch {
+  std::vector<int8_t> input;
+  std::vector<float> row_scales;
+  std::vector<int32_t> sums;
+};
+Int8Scratch& int8_scratch(int64_t rows, int64_t in, int64_t out) {
+  thread_local Int8Scratch scratch;
+  const auto grow = [](auto& v, int64_t n) {
+    if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+  };
+  grow(scratch.input, rows * in);
+  grow(scratch.row_scales, rows);
+  grow(scratch.sums, rows * out);
+  return scratch;
 }
 
 // The primitive for `rows` input rows; oneDNN sizes its work split by the
@@ -102,30 +130,37 @@ struct PackedLinear::Call {
 
 struct PackedLinear::State {
   int64_t in = 0, out = 0;
-  c10::ScalarType dtype = torch::kBFloat16;  // of the inputs, weights, bias and outputs
-  memory::desc weights_desc;                 // the packed layout oneDNN chose
-  memory weights;                            // packed [in, out]
-  torch::Tensor bias;                        // [1, out], or undefined
+  // Of the inputs, weights, bias and outputs; int8 (kChar): of the weights
+  // and the quantized inputs, with fp32 bias, inputs and outputs.
+  c10::ScalarType dtype = torch::kBFloat16;
+  memory::desc weights_desc;  // the packed layout oneDNN chose
+  memory weights;             // packed [in, out]
+  torch::Tensor bias;         // [1, out], or undefined
+  torch::Tensor weight_scales;  // int8: [out] fp32, one per output (a row of the weight)
 
   mutable std::mutex mutex;  // guards products and calls
   mutable std::unordered_map<int64_t, Product> products;
   mutable std::unordered_map<CallKey, std::shared_ptr<PackedLinear::Call>, CallKeyHash> calls;
 
+  // int8: the bare product into int32 sums (scales, bias and relu follow in
+  // dequantize_rows).
   dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights_layout, bool relu) const {
-    const memory::desc bias_desc = bias.defined() ? rows_desc(1, out, dtype) : memory::desc();
+    const bool int8 = dtype == torch::kChar;
+    const memory::desc bias_desc = bias.defined() && !int8 ? rows_desc(1, out, dtype) : memory::desc();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (relu) {
+    if (relu && !int8) {
       dnnl::post_ops ops;
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
       attr.set_post_ops(ops);
     }
     return dnnl::matmul::primitive_desc(
-        dnnl::matmul::desc(rows_desc(rows, in, dtype), weights_layout, bias_desc, rows_desc(rows, out, dtype)), attr,
+        dnnl::matmul::desc(rows_desc(rows, in, dtype), weights_layout, bias_desc, sums_desc(rows, out, dtype)), attr,
         cpu_engine());
   }
 
   Product product_for(int64_t rows, bool relu) const {
+    if (dtype == torch::kChar) relu = false;  // applied after the product
     const int64_t key = (rows * 1024 + at::get_num_threads()) * 2 + (relu ? 1 : 0);
     std::lock_guard<std::mutex> lock(mutex);
     auto found = products.find(key);
@@ -148,14 +183,17 @@ bool PackedLinear::available(c10::ScalarType dtype) {
     try {
       const memory::desc rows(Dims{1, 16}, type, memory::format_tag::ab);
       const memory::desc weights(Dims{16, 16}, type, memory::format_tag::any);
-      dnnl::matmul::primitive_desc(dnnl::matmul::desc(rows, weights, memory::desc(), rows), cpu_engine());
+      const auto sums_type = type == memory::data_type::s8 ? memory::data_type::s32 : type;
+      const memory::desc sums(Dims{1, 16}, sums_type, memory::format_tag::ab);
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(rows, weights, memory::desc(), sums), cpu_engine());
       return true;
     } catch (const dnnl::error&) {
       return false;
     }
   };
-  static const bool bf16 = supports(memory::data_type::bf16), fp32 = supports(memory::data_type::f32);
-  return dtype == torch::kBFloat16 ? bf16 : dtype == torch::kFloat && fp32;
+  static const bool bf16 = supports(memory::data_type::bf16), fp32 = supports(memory::data_type::f32),
+                    int8 = supports(memory::data_type::s8);
+  return dtype == torch::kBFloat16 ? bf16 : dtype == torch::kFloat ? fp32 : dtype == torch::kChar && int8;
 }
 
 PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias, c10::ScalarType dtype)
@@ -166,13 +204,25 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
   const auto type = dnnl_type(dtype);
   s.out = weight.size(0);
   s.in = weight.size(1);
+  const bool int8 = dtype == torch::kChar;
   if (bias.defined()) {
     TORCH_CHECK(bias.dim() == 1 && bias.size(0) == s.out, "bias ", bias.sizes(), " does not match weight ",
                 weight.sizes());
-    s.bias = bias.detach().to(torch::kCPU, dtype).contiguous().view({1, s.out});
+    s.bias = bias.detach().to(torch::kCPU, int8 ? torch::kFloat : dtype).contiguous().view({1, s.out});
   }
   // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
-  const torch::Tensor plain = weight.detach().to(torch::kCPU, dtype).contiguous();
+  torch::Tensor plain;
+  if (int8) {
+    // Symmetric per output: scale max |w[o]| / 127, w[o] / scale rounded
+    // (ties to even) into [-127, 127].
+    const torch::Tensor w = weight.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    const torch::Tensor most = w.abs().amax(1);
+    s.weight_scales = (most / 127.0f).contiguous();
+    const torch::Tensor inverse = torch::where(most > 0, 127.0f / most, torch::zeros_like(most));
+    plain = (w * inverse.unsqueeze(1)).round().clamp(-127, 127).to(torch::kChar).contiguous();
+  } else {
+    plain = weight.detach().to(torch::kCPU, dtype).contiguous();
+  }
   const memory::desc plain_desc(Dims{s.in, s.out}, type, memory::format_tag::ba);
   const memory::desc any(Dims{s.in, s.out}, type, memory::format_tag::any);
   s.weights_desc = s.describe(128, any, false).weights_desc();
@@ -199,13 +249,13 @@ std::shared_ptr<PackedLinear::Call> PackedLinear::call_for(int64_t rows, bool re
   auto c = std::make_shared<Call>();
   c->product = s.product_for(rows, relu);
   c->src = memory(rows_desc(rows, s.in, s.dtype), engine, DNNL_MEMORY_NONE);
-  c->dst = memory(rows_desc(rows, s.out, s.dtype), engine, DNNL_MEMORY_NONE);
+  c->dst = memory(sums_desc(rows, s.out, s.dtype), engine, DNNL_MEMORY_NONE);
   c->scratch = memory(memory::desc(Dims{static_cast<int64_t>(c->product.scratchpad_bytes)}, memory::data_type::u8,
                                    memory::format_tag::a),
                       engine, DNNL_MEMORY_NONE);
   c->args = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, c->dst},
              {DNNL_ARG_SCRATCHPAD, c->scratch}};
-  if (s.bias.defined()) c->args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out, s.dtype), engine, s.bias.data_ptr()));
+  if (s.bias.defined() && s.dtype != torch::kChar) c->args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out, s.dtype), engine, s.bias.data_ptr()));
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.calls.size() >= kMaxProducts) s.calls.clear();  // callers hold their own references
   s.calls.emplace(key, c);
@@ -222,9 +272,14 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   const int64_t rows = s.in == 0 ? 0 : x.numel() / s.in;
   c10::SmallVector<int64_t, 4> out_sizes(x.sizes().begin(), x.sizes().end());
   out_sizes.back() = s.out;
-  torch::Tensor out = torch::empty(out_sizes, x.options().dtype(s.dtype));
+  const bool int8 = s.dtype == torch::kChar;
+  torch::Tensor out = torch::empty(out_sizes, x.options().dtype(int8 ? torch::kFloat : s.dtype));
   if (rows == 0) return out;
   const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
+  if (int8) {
+    forward_int8(x, rows, relu, *c, out);
+    return out;
+  }
   torch::Tensor input;  // keeps a converted input alive through the product
   if (x.scalar_type() == s.dtype && x.is_contiguous()) {
     c->src.set_data_handle(x.data_ptr());
@@ -242,6 +297,20 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   c->product.primitive.execute(thread_stream(), c->args);
   thread_stream().wait();
   return out;
+}
+
+void PackedLinear::forward_int8(const torch::Tensor& x, int64_t rows, bool relu, Call& c, torch::Tensor& out) const {
+  const State& s = *state_;
+  const torch::Tensor input = x.to(torch::kFloat).contiguous();  // no copy for a step's fp32 rows
+  Int8Scratch& scratch = int8_scratch(rows, s.in, s.out);
+  quantize_rows(input.data_ptr<float>(), rows, s.in, scratch.input.data(), scratch.row_scales.data());
+  c.src.set_data_handle(scratch.input.data());
+  c.dst.set_data_handle(scratch.sums.data());
+  c.scratch.set_data_handle(thread_scratchpad(c.product.scratchpad_bytes));
+  c.product.primitive.execute(thread_stream(), c.args);
+  thread_stream().wait();
+  dequantize_rows(scratch.sums.data(), rows, s.out, scratch.row_scales.data(), s.weight_scales.data_ptr<float>(),
+                  s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out.data_ptr<float>());
 }
 
 }  // namespace nmt::kernels

@@ -1,11 +1,15 @@
-// A bf16 or fp32 linear map for inference on the CPU whose weights oneDNN
-// holds packed in its own blocked layout, ready for its matrix-product kernel.
+// A bf16, fp32 or int8 linear map for inference on the CPU whose weights
+// oneDNN holds packed in its own blocked layout, ready for its matrix-product
+// kernel.
 // ATen's bf16 product receives plain weights at every call and oneDNN copies
 // them into that layout each time; for decoding's small products (4 to 128
 // rows) that copy costs as much as the product (oneDNN alone, packed vs plain
 // bf16 weights: 1.05-1.4x faster at 128 rows, 1.3-1.5x at 32, 3-4x at 4). In
 // fp32 it serves batches decoded on one thread, where it beats OpenBLAS's
-// addmm (README's Speed).
+// addmm (README's Speed). In int8 (dtype kChar) the weights are quantized per
+// output and each call's inputs per row (kernels/int8_rows.h), oneDNN sums
+// the int8 products in int32 (VNNI where the CPU has it), and the sums are
+// scaled back to fp32: inputs, bias and outputs stay fp32.
 #pragma once
 
 #include <memory>
@@ -17,20 +21,21 @@ namespace nmt::kernels {
 class PackedLinear {
  public:
   // True when the project was built with oneDNN's API (libdnnl-dev) and this
-  // CPU runs oneDNN's product in `dtype` (bf16 needs AVX-512); otherwise
-  // callers keep ATen's product.
+  // CPU runs oneDNN's product in `dtype` (bf16 needs AVX-512; kChar: int8);
+  // otherwise callers keep ATen's product.
   static bool available(c10::ScalarType dtype);
 
   // weight [out, in] and bias [out] (undefined: none) in any floating dtype;
-  // they are copied (as `dtype`: bf16 or fp32) and packed once.
+  // they are copied (as `dtype`: bf16, fp32, or kChar: int8 weights and an
+  // fp32 bias) and packed once.
   PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias, c10::ScalarType dtype = c10::kBFloat16);
   ~PackedLinear();
   PackedLinear(const PackedLinear&) = delete;
   PackedLinear& operator=(const PackedLinear&) = delete;
 
   // [..., in] (any floating dtype, cast to the packed dtype) -> [..., out]
-  // in that dtype; for bf16 the products and sums run in fp32, rounded once
-  // to bf16 as autocast's linear is.
+  // in that dtype (int8: fp32 in and out); for bf16 the products and sums run
+  // in fp32, rounded once to bf16 as autocast's linear is.
   // With `relu`, max(0, .) is applied before that rounding (the same result,
   // since rounding keeps the sign), inside the product's pass over the output.
   // Thread-safe: batches may be decoded concurrently.
@@ -43,6 +48,7 @@ class PackedLinear {
   struct State;
   struct Call;
   std::shared_ptr<Call> call_for(int64_t rows, bool relu) const;
+  void forward_int8(const torch::Tensor& x, int64_t rows, bool relu, Call& call, torch::Tensor& out) const;
   std::unique_ptr<State> state_;
 };
 

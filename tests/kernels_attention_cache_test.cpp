@@ -120,7 +120,7 @@ TEST_F(MemoryAttention, StackedDecodingWeightsFollowParameterChanges) {
   GrowingAttentionCache third;
   torch::Tensor bf16_cached, bf16_plain;
   {
-    AutocastScope autocast(Precision::kBf16, torch::kCPU);
+    PrecisionScope autocast(Precision::kBf16, torch::kCPU);
     bf16_cached = attention_->forward_self_cached(x, third, {});
     bf16_plain = attention_->forward(x, x, x, {});
   }

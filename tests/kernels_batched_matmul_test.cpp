@@ -72,7 +72,7 @@ TEST(BatchedMatmul, FusedProjectionViewsSizeOneAndBroadcastGradients) {
 TEST(BatchedMatmul, Bf16AndAutocastGoThroughMatmul) {
   auto a = torch::randn({1, 2, 3, 4}), b = torch::randn({1, 2, 4, 5});
   EXPECT_EQ(batched_matmul(a.to(torch::kBFloat16), b.to(torch::kBFloat16)).scalar_type(), torch::kBFloat16);
-  AutocastScope autocast(Precision::kBf16, torch::kCPU);
+  PrecisionScope autocast(Precision::kBf16, torch::kCPU);
   EXPECT_EQ(batched_matmul(a, b).scalar_type(), torch::kBFloat16);
 }
 

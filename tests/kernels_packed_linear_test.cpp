@@ -90,7 +90,7 @@ TEST(PackedLinear, EqualsAutocastsBf16Linear) {
     torch::Tensor expected;
     {
       c10::InferenceMode inference;
-      AutocastScope scope(Precision::kBf16, torch::kCPU);
+      PrecisionScope scope(Precision::kBf16, torch::kCPU);
       expected = torch::linear(x, w, b);
     }
     // The same kernel family sums in the same order; where the bias is added
@@ -132,7 +132,7 @@ TEST(PackedLinear, LinearTakesItUnderBf16InferenceAndFollowsUpdates) {
   for (int round = 0; round < 2; ++round) {
     {
       c10::InferenceMode inference;
-      AutocastScope scope(Precision::kBf16, torch::kCPU);
+      PrecisionScope scope(Precision::kBf16, torch::kCPU);
       const auto got = l(x);
       ASSERT_EQ(got.sizes(), (std::vector<int64_t>{2, 5, 24}));
       const auto expected = PackedLinear(l->weight, l->bias).forward(x.reshape({10, 32})).view({2, 5, 24});

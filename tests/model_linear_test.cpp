@@ -51,7 +51,7 @@ TEST(Linear, InferenceUnderBf16AutocastEqualsAutocastLinearAfterUpdates) {
   for (int round = 0; round < 2; ++round) {
     {
       c10::InferenceMode inference;
-      AutocastScope bf16(Precision::kBf16, torch::kCPU);
+      PrecisionScope bf16(Precision::kBf16, torch::kCPU);
       const auto expected = torch::linear(x, l->weight, l->bias);
       const auto got = l(x);
       ASSERT_EQ(got.scalar_type(), torch::kBFloat16);

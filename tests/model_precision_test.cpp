@@ -42,14 +42,14 @@ TEST(Precision, ChoiceFollowsTheRequestAndTheMachine) {
   EXPECT_THROW(choose_precision("fp16", torch::kCPU), UsageError);
 }
 
-TEST(Precision, AutocastScopesNestAndRestoreTheOuterState) {
+TEST(Precision, PrecisionScopesNestAndRestoreTheOuterState) {
   ASSERT_FALSE(autocast_enabled_on_cpu());
   {
-    AutocastScope outer(Precision::kBf16, torch::kCPU);
+    PrecisionScope outer(Precision::kBf16, torch::kCPU);
     EXPECT_TRUE(autocast_enabled_on_cpu());
     {
-      AutocastScope inner(Precision::kBf16, torch::kCPU);
-      AutocastScope none(Precision::kFp32, torch::kCPU);
+      PrecisionScope inner(Precision::kBf16, torch::kCPU);
+      PrecisionScope none(Precision::kFp32, torch::kCPU);
       EXPECT_TRUE(autocast_enabled_on_cpu());
     }
     EXPECT_TRUE(autocast_enabled_on_cpu()) << "the inner scope switched the outer one off";
@@ -89,7 +89,7 @@ TEST(Precision, Bf16ForwardMatchesFp32OnTheReferenceFixture) {
   auto fp32 = m(io.at("src"), io.at("trg_in"));
   torch::Tensor bf16;
   {
-    AutocastScope autocast(Precision::kBf16, torch::kCPU);
+    PrecisionScope autocast(Precision::kBf16, torch::kCPU);
     bf16 = m(io.at("src"), io.at("trg_in"));
   }
   EXPECT_EQ(bf16.scalar_type(), torch::kBFloat16) << "autocast did not reach the output projection";

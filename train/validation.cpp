@@ -16,7 +16,7 @@ ValidationResult run_validation(model::TransformerImpl& model, const std::vector
   double nll = 0;
   ValidationResult r;
   for (const auto& b : batches) {
-    AutocastScope scope(precision, device);
+    PrecisionScope scope(precision, device);
     auto logits = model.forward(b.src.to(device), b.tgt_in.to(device));
     auto parts = label_smoothed_loss(logits, b.gold.to(device), config.model.trg_pad_idx, 0.0);
     nll += parts.nll_sum.item<double>();

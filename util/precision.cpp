@@ -56,6 +56,9 @@ bool cpuinfo_has_flag(const std::string& wanted) {
   return false;
 }
 
+// Inside a PrecisionScope for int8, on this thread.
+thread_local bool int8_products = false;
+
 }  // namespace
 
 bool cpu_has_native_bf16() {
@@ -71,10 +74,19 @@ std::optional<c10::ScalarType> active_autocast_dtype(const c10::Device& device) 
   return autocast_dtype(device.type());
 }
 
-const char* precision_name(Precision p) { return p == Precision::kBf16 ? "bf16" : "fp32"; }
+const char* precision_name(Precision p) {
+  return p == Precision::kBf16 ? "bf16" : p == Precision::kInt8 ? "int8" : "fp32";
+}
 
 PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& device) {
   if (wanted == "fp32") return {Precision::kFp32, "asked for"};
+  if (wanted == "int8") {
+    if (!device.is_cpu()) {
+      throw UsageError("precision \"int8\" runs on the CPU only; use \"bf16\", \"fp32\" or \"auto\" on " +
+                       device.str() + ".");
+    }
+    return {Precision::kInt8, "asked for"};
+  }
   if (wanted == "bf16") {
     if (device.is_cpu() && !at::hasMKLDNN()) {
       throw UsageError("precision \"bf16\" needs a LibTorch built with oneDNN on the CPU; use \"fp32\" or \"auto\".");
@@ -82,7 +94,7 @@ PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& d
     return {Precision::kBf16, "asked for"};
   }
   if (wanted != "auto") {
-    throw UsageError("precision must be \"fp32\", \"bf16\" or \"auto\", not \"" + wanted + "\".");
+    throw UsageError("precision must be \"fp32\", \"bf16\", \"int8\" or \"auto\", not \"" + wanted + "\".");
   }
   if (device.is_cuda()) {
     // Every GPU LibTorch 1.13+ runs carries bf16 autocast; tensor cores (sm80+) make it fast.
@@ -92,7 +104,15 @@ PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& d
   return {Precision::kFp32, "auto: the CPU has no native bf16 instructions"};
 }
 
-AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
+bool int8_products_active() { return int8_products; }
+
+PrecisionScope::PrecisionScope(Precision precision, const c10::Device& device) {
+  if (precision == Precision::kInt8) {
+    was_int8_ = int8_products;
+    int8_products = true;
+    int8_ = true;
+    return;
+  }
   if (precision != Precision::kBf16) return;
   type_ = device.type();
   // Nested scopes leave autocast (on or off, and its dtype) as they found it.
@@ -103,7 +123,8 @@ AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
   active_ = true;
 }
 
-AutocastScope::~AutocastScope() {
+PrecisionScope::~PrecisionScope() {
+  if (int8_) int8_products = was_int8_;
   if (!active_) return;
   set_autocast_dtype(type_, was_dtype_);
   set_autocast_on(type_, was_on_);

@@ -1,7 +1,8 @@
 // Numeric precision of training and decoding: fp32 everywhere, or bf16 mixed
 // precision (autocast: matrix products in bf16, master weights, optimizer
 // state, the loss and the residual stream in fp32), and the choice `auto`
-// makes on this machine.
+// makes on this machine; for decoding on the CPU also int8 (the linear maps'
+// products in int8, kernels/packed_linear.h; everything else fp32).
 #pragma once
 
 #include <optional>
@@ -12,14 +13,16 @@
 
 namespace nmt {
 
-enum class Precision { kFp32, kBf16 };
+enum class Precision { kFp32, kBf16, kInt8 };
 
 struct PrecisionChoice {
   Precision precision = Precision::kFp32;
   std::string reason;  // one clause for the log: why this precision
 };
 
-// `wanted` is fp32, bf16 or auto (UsageError otherwise). auto picks bf16 where
+// `wanted` is fp32, bf16, int8 (CPU only: UsageError elsewhere; whether this
+// CPU runs int8 products is the caller's to check) or auto (UsageError
+// otherwise); auto never picks int8. auto picks bf16 where
 // the device runs it fast: CUDA (its capability is not checked: pre-Ampere
 // GPUs run bf16 slowly and should ask for fp32), or a CPU whose oneDNN has
 // native bf16 instructions (avx512_bf16 or AMX); else fp32. bf16 asked for
@@ -31,25 +34,30 @@ bool cpu_has_native_bf16();
 
 const char* precision_name(Precision p);
 
-// True inside an AutocastScope for the CPU (matrix products then go to oneDNN).
+// True inside a bf16 PrecisionScope for the CPU (matrix products then go to oneDNN).
 bool autocast_enabled_on_cpu();
 
 // The dtype autocast gives matrix products on `device` right now, or nullopt
 // where autocast is off.
 std::optional<c10::ScalarType> active_autocast_dtype(const c10::Device& device);
 
-// bf16 autocast on `device` (CPU or CUDA) for the scope's lifetime; nothing
-// for fp32.
-class AutocastScope {
+// True inside a PrecisionScope for int8 on this thread: inference's linear
+// maps then multiply in int8 (kernels/inference_weights.h).
+bool int8_products_active();
+
+// For the scope's lifetime, on this thread: bf16 autocast on `device` (CPU or
+// CUDA), or int8 products; nothing for fp32.
+class PrecisionScope {
  public:
-  AutocastScope(Precision precision, const c10::Device& device);
-  ~AutocastScope();
-  AutocastScope(const AutocastScope&) = delete;
-  AutocastScope& operator=(const AutocastScope&) = delete;
+  PrecisionScope(Precision precision, const c10::Device& device);
+  ~PrecisionScope();
+  PrecisionScope(const PrecisionScope&) = delete;
+  PrecisionScope& operator=(const PrecisionScope&) = delete;
 
  private:
   c10::DeviceType type_ = c10::kCPU;
   bool active_ = false, was_on_ = false;
+  bool int8_ = false, was_int8_ = false;
   c10::ScalarType was_dtype_ = c10::ScalarType::BFloat16;
 };
 
