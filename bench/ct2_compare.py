@@ -2,7 +2,7 @@
 """Our decoding beside CTranslate2's, on the same model and the same sentences.
 
     CT2_PYTHONPATH=DIR bench/ct2_compare.py MODEL_DIR SRC REF [--limit N] [--threads 2]
-        [--beams 4,1] [--batches 32,1] [--batch1-lines 200] [--parallel 1,2] [--precisions fp32,bf16]
+        [--beams 4,1] [--batches 32,1] [--batch1-lines 200] [--parallel 1,2] [--precisions fp32,bf16,int8]
         [--ct2-types auto] [--repeat 3]
     CT2_PYTHONPATH=DIR bench/ct2_compare.py --equal MODEL_DIR SRC [--limit 1000]
 
@@ -168,7 +168,7 @@ def our_rows(a, src, ref, lines, batch, parallel):
     rows = []
     for line in out.stdout.splitlines():
         c = [x.strip() for x in line.strip().strip("|").split("|")]
-        if len(c) >= 10 and c[0] in ("fp32", "bf16"):
+        if len(c) >= 10 and c[0] in ("fp32", "bf16", "int8"):
             rows.append(dict(engine="ours", type=c[0], beam=int(c[1]), batch=int(c[2]), parallel=parallel,
                              lines=lines, tokens_per_s=float(c[8]), peak_mib=float(c[9]),
                              bleu=float(c[11]) if len(c) > 11 and c[11] not in ("", "-") else None))
@@ -233,16 +233,18 @@ def speed(a, ct2_model, src, ref):
             r["engine"], r["type"], r["beam"], r["batch"], r["parallel"], r["lines"], r["tokens_per_s"], r["peak_mib"],
             "-" if r["bleu"] is None else "%.2f" % r["bleu"]))
     print("\nratios of target tokens per second (best: the fastest precision or compute type of each):")
-    print("\n| beam x batch | batches at once | ours best / CT2 best | ours fp32 / CT2 float32 |")
-    print("|---|---|---|---|")
+    print("\n| beam x batch | batches at once | ours best / CT2 best | ours fp32 / CT2 float32 | ours int8 / CT2 int8 |")
+    print("|---|---|---|---|---|")
     for key in sorted({(r["beam"], r["batch"], r["parallel"]) for r in rows}, reverse=True):
         same = [r for r in rows if (r["beam"], r["batch"], r["parallel"]) == key]
         ours = {r["type"]: r["tokens_per_s"] for r in same if r["engine"] == "ours"}
         theirs = {r["type"]: r["tokens_per_s"] for r in same if r["engine"] == "ct2"}
         if not ours or not theirs:
             continue
-        fp = "%.2f" % (ours["fp32"] / theirs["float32"]) if "fp32" in ours and "float32" in theirs else "-"
-        print("| %d x %d | %d | %.2f | %s |" % (key[0], key[1], key[2], max(ours.values()) / max(theirs.values()), fp))
+        def ratio(mine, other):
+            return "%.2f" % (ours[mine] / theirs[other]) if mine in ours and other in theirs else "-"
+        print("| %d x %d | %d | %.2f | %s | %s |" % (key[0], key[1], key[2], max(ours.values()) / max(theirs.values()),
+                                                   ratio("fp32", "float32"), ratio("int8", "int8")))
 
 
 def equal(a, ct2_model, src):
@@ -293,7 +295,7 @@ def main():
     ap.add_argument("--beams", default="4,1")
     ap.add_argument("--batches", default="32,1")
     ap.add_argument("--parallel", default="1,2")
-    ap.add_argument("--precisions", default="fp32,bf16")
+    ap.add_argument("--precisions", default="fp32,bf16,int8")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each row, both engines in turn; the best is kept")
     ap.add_argument("--ct2-types", default="auto", help="auto: float32, int8 and any bfloat16 this CPU offers")
     ap.add_argument("--build", default="build")

@@ -104,6 +104,14 @@ TEST(PackedLinear, Int8IsTheExactProductOfTheQuantizedOperands) {
     EXPECT_TRUE(test::tensors_close(got, exact, 1e-5, 1e-5)) << "rows " << rows;
     EXPECT_TRUE(test::tensors_close(packed.forward(x, /*relu=*/true), exact.clamp_min(0), 1e-5, 1e-5)) << rows;
   }
+  // A row's output does not depend on the rows beside it (a sentence's
+  // translation on its batchmates): each row is quantized alone and the sums
+  // are exact.
+  const auto batch = torch::randn({9, 48}) * torch::arange(1, 10).unsqueeze(1);
+  const auto together = packed.forward(batch);
+  for (int64_t r = 0; r < 9; ++r) {
+    EXPECT_TRUE(torch::equal(together[r], packed.forward(batch.narrow(0, r, 1))[0])) << "row " << r;
+  }
   // Leading dimensions are rows.
   const auto x3 = torch::randn({2, 3, 48});
   EXPECT_TRUE(torch::equal(packed.forward(x3), packed.forward(x3.view({6, 48})).view({2, 3, 70})));
