@@ -255,7 +255,9 @@ std::shared_ptr<PackedLinear::Call> PackedLinear::call_for(int64_t rows, bool re
                       engine, DNNL_MEMORY_NONE);
   c->args = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, c->dst},
              {DNNL_ARG_SCRATCHPAD, c->scratch}};
-  if (s.bias.defined() && s.dtype != torch::kChar) c->args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out, s.dtype), engine, s.bias.data_ptr()));
+  if (s.bias.defined() && s.dtype != torch::kChar) {  // int8 adds its bias after the product
+    c->args.emplace(DNNL_ARG_BIAS, memory(rows_desc(1, s.out, s.dtype), engine, s.bias.data_ptr()));
+  }
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.calls.size() >= kMaxProducts) s.calls.clear();  // callers hold their own references
   s.calls.emplace(key, c);
