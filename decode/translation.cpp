@@ -211,7 +211,7 @@ torch::Tensor Translator::wrap_sources(const std::vector<BatchSource>& batch) co
 std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vector<BatchSource>& batch,
                                                                  const SearchOptions& options) {
   c10::InferenceMode inference;
-  PrecisionScope autocast(options_.precision, device_);
+  PrecisionScope precision_scope(options_.precision, device_);
   SearchBatch sentences;
   bool any_prefix = false;
   for (const auto& s : batch) {
@@ -242,7 +242,7 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
   const auto tgt = torch::tensor(tgt_in, torch::kLong).unsqueeze(0).to(device_);
   EvalMode eval(*model_);
   KeepAttention keep(*model_);
-  PrecisionScope autocast(options_.precision, device_);
+  PrecisionScope precision_scope(options_.precision, device_);
   model_->forward(src, tgt);
   return model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
 }

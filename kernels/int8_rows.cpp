@@ -47,7 +47,7 @@ NMT_VECTOR_CLONES void quantize_one_row(const float* x, int64_t n, int8_t* q, fl
 }
 
 NMT_VECTOR_CLONES void dequantize_one_row(const int32_t* sums, int64_t n, float row_scale, const float* col_scales,
-                                      const float* bias, bool relu, float* out) {
+                                          const float* bias, bool relu, float* out) {
   int64_t c = 0;
   for (; c + kLanes <= n; c += kLanes) {
     QuantIntLanes s;

@@ -1,14 +1,15 @@
 // The decoding options through the Translator, on a small random model with
-// real vocabularies, in fp32 and bf16: a target prefix leads every
+// real vocabularies, in fp32, bf16 and int8: a target prefix leads every
 // translation of its line (and a line without one is translated as before),
-// the same seed gives the same samples (in fp32 whatever the batch size or
-// the batches decoded at once), and the n-gram rule holds.
+// the same seed gives the same samples (in fp32 and int8 whatever the batch
+// size or the batches decoded at once), and the n-gram rule holds.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <set>
 
 #include "decode/translation.h"
+#include "kernels/packed_linear.h"
 #include "tests/test_support.h"
 #include "tests/vocab_test_util.h"
 #include "util/error.h"
@@ -21,6 +22,9 @@ class TranslatorOptionsTest : public test::ToyVocabularyTest, public ::testing::
  protected:
   void SetUp() override {
     if (GetParam() == Precision::kBf16 && !at::hasMKLDNN()) GTEST_SKIP() << "LibTorch without oneDNN: no CPU bf16";
+    if (GetParam() == Precision::kInt8 && !kernels::PackedLinear::available(torch::kChar)) {
+      GTEST_SKIP() << "no oneDNN int8 product in this build";
+    }
   }
   Translator make(const TranslatorOptions& base) {
     TranslatorOptions o = base;
@@ -62,8 +66,9 @@ TEST_P(TranslatorOptionsTest, ATargetPrefixLeadsEveryTranslationOfItsLine) {
     } catch (const DataError& e) {
       EXPECT_NE(std::string(e.what()).find("target prefix \"aaaa"), std::string::npos) << e.what();
     }
-    // The line without a tab: as without the option at all (in fp32: bf16's
-    // rounding depends on what shares the batch, and near-ties may swap).
+    // The line without a tab: as without the option at all (in fp32 and int8,
+    // whose rows are computed alone: bf16's rounding depends on what shares
+    // the batch, and near-ties may swap).
     if (GetParam() == Precision::kBf16) continue;
     o.target_prefix = false;
     EXPECT_EQ(out[1].texts, make(o).translate({kLines[1]})[0].texts) << "beam " << beam;
@@ -88,8 +93,8 @@ TEST_P(TranslatorOptionsTest, TheSameSeedGivesTheSameSamplesWhateverTheBatching)
     int64_t differ = 0;
     for (size_t i = 0; i < kLines.size(); ++i) {
       EXPECT_EQ(again[i].texts, batched[i].texts) << "beam " << beam << ", line " << i;
-      // Across batchings in fp32 only: bf16's rounding depends on what shares the batch.
-      if (GetParam() == Precision::kFp32) {
+      // Across batchings in fp32 and int8 only: bf16's rounding depends on what shares the batch.
+      if (GetParam() != Precision::kBf16) {
         EXPECT_EQ(alone[i].texts, batched[i].texts) << "beam " << beam << ", line " << i;
       }
       differ += reseeded[i].texts != batched[i].texts ? 1 : 0;
@@ -115,10 +120,9 @@ TEST_P(TranslatorOptionsTest, NoRepeatedNgramWithAPenaltyOn) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fp32AndBf16, TranslatorOptionsTest, ::testing::Values(Precision::kFp32, Precision::kBf16),
-                         [](const ::testing::TestParamInfo<Precision>& info) {
-                           return info.param == Precision::kBf16 ? std::string("bf16") : std::string("fp32");
-                         });
+INSTANTIATE_TEST_SUITE_P(Precisions, TranslatorOptionsTest,
+                         ::testing::Values(Precision::kFp32, Precision::kBf16, Precision::kInt8),
+                         [](const ::testing::TestParamInfo<Precision>& info) { return precision_name(info.param); });
 
 }  // namespace
 }  // namespace nmt::decode::options_test

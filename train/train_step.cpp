@@ -10,7 +10,7 @@ BatchLoss forward_backward(model::TransformerImpl& model, const data::Batch& bat
                            const StepSettings& s) {
   LossParts parts;
   {
-    PrecisionScope autocast(s.precision, s.device);
+    PrecisionScope precision_scope(s.precision, s.device);
     auto gold = batch.gold.to(s.device).reshape({-1});
     auto hidden = model.forward_hidden(batch.src.to(s.device), batch.tgt_in.to(s.device));
     // Only positions with a real target reach the output projection and the loss.
