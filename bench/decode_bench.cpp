@@ -129,10 +129,7 @@ torch::Device pick_device(const std::string& name) {
 std::vector<nmt::Precision> parse_precisions(const std::vector<std::string>& names) {
   std::vector<nmt::Precision> out;
   for (const auto& name : names) {
-    if (name != "fp32" && name != "bf16" && name != "int8") {
-      throw nmt::UsageError("--precisions takes fp32, bf16 and int8, not " + name + ".");
-    }
-    out.push_back(name == "bf16" ? nmt::Precision::kBf16 : name == "int8" ? nmt::Precision::kInt8 : nmt::Precision::kFp32);
+    out.push_back(nmt::choose_precision(name, torch::kCPU).precision);  // its UsageError names the value
   }
   return out;
 }

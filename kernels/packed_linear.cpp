@@ -143,13 +143,13 @@ struct PackedLinear::State {
   mutable std::unordered_map<CallKey, std::shared_ptr<PackedLinear::Call>, CallKeyHash> calls;
 
   // int8: the bare product into int32 sums (scales, bias and relu follow in
-  // dequantize_rows).
+  // dequantize_rows, and product_for asks for no relu).
   dnnl::matmul::primitive_desc describe(int64_t rows, const memory::desc& weights_layout, bool relu) const {
     const bool int8 = dtype == torch::kChar;
     const memory::desc bias_desc = bias.defined() && !int8 ? rows_desc(1, out, dtype) : memory::desc();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (relu && !int8) {
+    if (relu) {  // int8's product_for never asks
       dnnl::post_ops ops;
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
       attr.set_post_ops(ops);
@@ -213,13 +213,11 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
   // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
   torch::Tensor plain;
   if (int8) {
-    // Symmetric per output: scale max |w[o]| / 127, w[o] / scale rounded
-    // (ties to even) into [-127, 127].
+    // Symmetric per output, as inputs are per row (kernels/int8_rows.h).
     const torch::Tensor w = weight.detach().to(torch::kCPU, torch::kFloat).contiguous();
-    const torch::Tensor most = w.abs().amax(1);
-    s.weight_scales = (most / 127.0f).contiguous();
-    const torch::Tensor inverse = torch::where(most > 0, 127.0f / most, torch::zeros_like(most));
-    plain = (w * inverse.unsqueeze(1)).round().clamp(-127, 127).to(torch::kChar).contiguous();
+    plain = torch::empty({s.out, s.in}, torch::kChar);
+    s.weight_scales = torch::empty({s.out}, torch::kFloat);
+    quantize_rows(w.data_ptr<float>(), s.out, s.in, plain.data_ptr<int8_t>(), s.weight_scales.data_ptr<float>());
   } else {
     plain = weight.detach().to(torch::kCPU, dtype).contiguous();
   }
