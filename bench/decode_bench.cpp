@@ -28,9 +28,13 @@
 #include "eval/bleu.h"
 #include "storage/model_dir.h"
 #include "text/line_reader.h"
+#include "util/allocator.h"
 #include "util/error.h"
 #include "util/proc_status.h"
 #include "util/threads.h"
+
+// Timed as the translator runs: its allocator settings.
+NMT_DECODING_ALLOCATOR
 
 namespace {
 
@@ -215,8 +219,9 @@ int bench_main(int argc, char** argv) {
     throw nmt::UsageError("--ref has " + std::to_string(refs.size()) + " lines for " + std::to_string(lines.size()) +
                           " sources.");
   }
-  std::printf("model %s (%s), %zu sentences from %s, %d threads, device %s\n\n", a.model_dir.c_str(),
-              loaded.checkpoint_path.c_str(), lines.size(), a.src.c_str(), used, device.str().c_str());
+  std::printf("model %s (%s), %zu sentences from %s, %d threads, device %s, %s\n\n", a.model_dir.c_str(),
+              loaded.checkpoint_path.c_str(), lines.size(), a.src.c_str(), used, device.str().c_str(),
+              nmt::allocator_name().c_str());
   speed_table(a, loaded, lines, refs, device);
   nmt::configure_decoding_threads(a.threads, a.blas_threads);
   const std::vector<std::string> subset(lines.begin(), lines.begin() + std::min<size_t>(a.ratio_limit, lines.size()));

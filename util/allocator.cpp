@@ -12,10 +12,12 @@
 #include "util/runtime_symbol.h"
 
 #ifdef NMT_WITH_JEMALLOC
-// Read by jemalloc when it starts (a strong definition here overrides the
-// library's weak one); the MALLOC_CONF environment variable still overrides
-// it. Why these settings: util/allocator.h.
-extern "C" const char* malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1,oversize_threshold:0";
+// Read by jemalloc when it starts (a definition here overrides jemalloc's
+// own; a program's strong one, NMT_DECODING_ALLOCATOR, overrides this weak
+// one). Why these settings: util/allocator.h.
+extern "C" {
+__attribute__((weak)) const char* malloc_conf = NMT_MALLOC_CONF;
+}
 #endif
 
 namespace nmt {
@@ -55,7 +57,10 @@ std::string allocator_name() {
   const char* version = nullptr;
   size_t length = sizeof(version);
   if (mallctl()("version", &version, &length, nullptr, 0) != 0 || version == nullptr) return "jemalloc";
-  return std::string("jemalloc ") + version;
+  const char* thp = nullptr;
+  length = sizeof(thp);
+  const bool huge = mallctl()("opt.thp", &thp, &length, nullptr, 0) == 0 && thp && std::string(thp) == "always";
+  return std::string("jemalloc ") + version + (huge ? ", huge pages" : "");
 }
 
 void configure_allocator() {
