@@ -23,11 +23,13 @@
 // (util/large_block_cache.h), and jemalloc, left with the small blocks,
 // decays their unused pages after about a second.
 //
-// Decoding programs (the translator and its benchmarks) also ask jemalloc for
-// transparent huge pages (NMT_DECODING_ALLOCATOR): each step reads every
-// sentence's attention caches, megabytes of them, from beyond the L2 cache,
-// and with 4 KiB pages much of that time went to address translation
-// (int8 decoding of batches of 32 ran 3-14% faster, for 30-60 MiB more).
+// Decoding programs (the translator, server included, and decode_bench) also
+// ask jemalloc for transparent huge pages (NMT_DECODING_ALLOCATOR): each step
+// reads every sentence's attention caches, megabytes of them spread over
+// thousands of 4 KiB pages, from beyond the L2 cache. With huge pages int8
+// decoding of batches of 32 ran 3-14% faster on the 2-core Zen 5, for
+// 30-60 MiB more at the peak; the trainer keeps 4 KiB pages (its memory
+// budget, above).
 //
 // Builds without jemalloc (the sanitizer builds) fall back to glibc: large
 // blocks kept in the heap, malloc_trim where a phase ends.
@@ -42,8 +44,8 @@
 // The MALLOC_CONF environment variable overrides either.
 #define NMT_MALLOC_CONF "dirty_decay_ms:-1,muzzy_decay_ms:-1,oversize_threshold:0"
 #define NMT_DECODING_MALLOC_CONF NMT_MALLOC_CONF ",thp:always"
-#define NMT_DECODING_ALLOCATOR \
-  extern "C" {                 \
+#define NMT_DECODING_ALLOCATOR                        \
+  extern "C" {                                        \
   const char* malloc_conf = NMT_DECODING_MALLOC_CONF; \
   }
 
