@@ -65,6 +65,7 @@ struct Row {
   nmt::Precision precision = nmt::Precision::kFp32;
   int64_t beam = 1, batch = 1, parallel = 1;
   bool cached = true;
+  bool split = true;  // parallel 1: each batch's sentences split over the threads (the translator's default)
 };
 
 Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<std::string>& lines, const Row& row,
@@ -75,6 +76,7 @@ Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<s
   o.search.cached = row.cached;
   o.batch_size = row.batch;
   o.parallel_batches = row.parallel;
+  o.split_batches = row.split;
   Translator translator(loaded.model, loaded.vocabs, o);
   synchronize(device);
   reset_peak_rss();
@@ -143,6 +145,7 @@ struct Args {
   int64_t limit = 300, ratio_limit = 60;
   int threads = 2, blas_threads = -1;
   size_t profile_rows = 0;  // > 0: an operator profile of each row (slows the row down)
+  bool split = true;
   std::vector<std::string> precisions{"fp32", "bf16"};
   std::vector<int64_t> beams{1, 4}, batches{1, 32}, parallel{1, 0};  // parallel 0: --threads
 };
@@ -171,7 +174,7 @@ void speed_table(const Args& a, const nmt::storage::LoadedModel& loaded, const s
     for (int64_t beam : a.beams) {
       for (int64_t batch : a.batches) {
         for (int64_t parallel : a.parallel) {
-          const Row row{precision, beam, batch, parallel > 0 ? parallel : cores, true};
+          const Row row{precision, beam, batch, parallel > 0 ? parallel : cores, true, a.split};
           Measurement m;
           if (a.profile_rows > 0) {
             nmt::bench::print_op_profile([&] { m = measure(loaded, lines, row, device); }, a.profile_rows);
@@ -210,6 +213,9 @@ int bench_main(int argc, char** argv) {
   app.add_option("--parallel-batches", a.parallel, "Batches decoded at once, each on one thread (0: --threads)")
       ->delimiter(',')
       ->capture_default_str();
+  app.add_flag("--split-batches,!--no-split-batches", a.split,
+               "Parallel 1: split each batch's sentences over the threads, each part on one core (the translator's "
+               "default); --no-split-batches splits every product over the threads instead");
   app.add_option("--threads", a.threads, "CPU threads (set explicitly so runs compare)")->capture_default_str();
   app.add_option("--blas-threads", a.blas_threads, "OpenBLAS threads (default 1: decoding's thread plan)");
   app.add_option("--device", a.device_name, "auto, cpu or cuda")->capture_default_str();
@@ -224,9 +230,10 @@ int bench_main(int argc, char** argv) {
     throw nmt::UsageError("--ref has " + std::to_string(refs.size()) + " lines for " + std::to_string(lines.size()) +
                           " sources.");
   }
-  std::printf("model %s (%s), %zu sentences from %s, %d threads, device %s, %s\n\n", a.model_dir.c_str(),
-              loaded.checkpoint_path.c_str(), lines.size(), a.src.c_str(), used, device.str().c_str(),
-              nmt::allocator_name().c_str());
+  std::printf("model %s (%s), %zu sentences from %s, %d threads, device %s, %s; parallel 1: %s\n\n",
+              a.model_dir.c_str(), loaded.checkpoint_path.c_str(), lines.size(), a.src.c_str(), used,
+              device.str().c_str(), nmt::allocator_name().c_str(),
+              a.split ? "each batch's sentences split over the threads" : "each product split over the threads");
   speed_table(a, loaded, lines, refs, device);
   nmt::configure_decoding_threads(a.threads, a.blas_threads);
   const std::vector<std::string> subset(lines.begin(), lines.begin() + std::min<size_t>(a.ratio_limit, lines.size()));

@@ -46,6 +46,7 @@ struct Args {
   std::string format = "text";
   int threads = 0;
   int64_t parallel_batches = 1;  // 0: one per core used on the CPU
+  bool split_batches = true;     // one batch at a time: its sentences split over the cores (not with --serve)
   decode::TranslatorOptions options;
   std::vector<std::string> text;
   bool beam_given = false, length_penalty_given = false, attention_layer_given = false;
@@ -119,6 +120,10 @@ void add_options(CLI::App& app, Args& a) {
                  "Batches decoded at once on the CPU, each on one thread (0: one per CPU thread; 1: each batch on "
                  "all threads). Not with --serve")
       ->capture_default_str();
+  app.add_flag("--split-batches,!--no-split-batches", a.split_batches,
+               "With one batch at a time on the CPU: split each batch's sentences over the threads, each part on one "
+               "core (default); --no-split-batches splits every matrix product over the threads instead. Not with "
+               "--serve");
   app.add_option("--format", a.format,
                  "text, or html: each input line an HTML fragment (--input: one whole HTML file), its markup kept")
       ->check(CLI::IsMember({"text", "html"}))
@@ -330,6 +335,8 @@ int run_translation(Args& a) {
   }
   const int cores = configure_decoding_threads(a.threads).cores;
   a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
+  // The server decodes its rounds on all threads, as with --parallel-batches (above).
+  a.options.split_batches = a.split_batches && !a.serve.serve;
   const GivenSearchFlags given{a.beam_given, a.length_penalty_given};
   if (a.serve.serve) return run_server(a.serve, a.model_dirs, a.checkpoint, device, a.options, given);
   auto loaded = storage::load_model_dir(a.model_dir, a.checkpoint, device);

@@ -46,6 +46,17 @@ std::vector<size_t> split_into_batches(size_t n, int64_t batch_size, int64_t par
   return starts;
 }
 
+std::vector<std::vector<size_t>> split_batch(size_t begin, size_t end, int64_t parts) {
+  const size_t n = end > begin ? end - begin : 0;
+  const auto count = std::min(n, static_cast<size_t>(std::max<int64_t>(1, parts)));
+  std::vector<std::vector<size_t>> out(count);
+  size_t next = begin;
+  for (size_t p = 0; p < count; ++p) {
+    for (size_t k = 0; k < n / count + (p < n % count ? 1 : 0); ++k) out[p].push_back(next++);
+  }
+  return out;
+}
+
 void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void(size_t)>& job) {
   const auto threads = static_cast<size_t>(std::max<int64_t>(1, std::min<int64_t>(workers, jobs)));
   if (threads <= 1) {

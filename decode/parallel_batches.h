@@ -1,4 +1,5 @@
-// Several batches decoded at once, each on its own core with one thread.
+// Several batches (or the parts of one batch) decoded at once, each on its
+// own core with one thread.
 // Decoding is a chain of small steps: split over two cores, every matrix
 // product of a beam-4 step is too small to keep both busy, and each step's
 // dozens of operators pay thread start-up and barriers twice. One batch per
@@ -20,6 +21,13 @@ namespace nmt::decode {
 // `parallel`, of equal sizes (+-1), so that no core sits idle at the end while
 // another finishes a long batch.
 std::vector<size_t> split_into_batches(size_t n, int64_t batch_size, int64_t parallel);
+
+// The positions [begin, end) of one batch of length-sorted sentences in
+// min(parts, end - begin) runs of equal sizes (+-1), longest first. Each run
+// keeps sentences of similar lengths together (little padding, all its beams
+// ending at about the same step); the workers that take them in order even
+// out their different lengths over the batches that follow.
+std::vector<std::vector<size_t>> split_batch(size_t begin, size_t end, int64_t parts);
 
 // Calls job(i) for every i in [0, jobs), on min(workers, jobs) threads (the
 // calling thread is one of them), taking jobs in order as threads become

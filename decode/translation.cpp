@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include "decode/beam_search.h"
@@ -177,19 +178,29 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
                    [&](size_t a, size_t b) { return sources[a].size() > sources[b].size(); });
   std::vector<std::vector<Hypothesis>> out(sources.size());
   const std::vector<size_t> starts = split_into_batches(order.size(), options_.batch_size, options_.parallel_batches);
+  // Jobs: the positions in `order` each decodes, a batch or a batch's part.
+  const int64_t parts = parts_per_batch();
+  std::vector<std::vector<size_t>> jobs;
+  for (size_t b = 0; b + 1 < starts.size(); ++b) {
+    for (auto& part : split_batch(starts[b], starts[b + 1], parts)) jobs.push_back(std::move(part));
+  }
   // Once for all batches: concurrent batches must not switch the mode under each other.
   EvalMode eval(*model_);
-  run_parallel_batches(starts.size() - 1, options_.parallel_batches, [&](size_t b) {
-    const size_t begin = starts[b], end = starts[b + 1];
+  run_parallel_batches(jobs.size(), parts > 1 ? parts : options_.parallel_batches, [&](size_t j) {
     std::vector<BatchSource> batch;
-    for (size_t k = begin; k < end; ++k) {
+    for (size_t k : jobs[j]) {
       const size_t i = order[k];
       batch.push_back({&sources[i], target_prefixes.empty() ? &no_prefix : &target_prefixes[i]});
     }
     auto results = translate_batch(batch, search);
-    for (size_t k = begin; k < end; ++k) out[order[k]] = std::move(results[k - begin]);
+    for (size_t k = 0; k < jobs[j].size(); ++k) out[order[jobs[j][k]]] = std::move(results[k]);
   });
   return out;
+}
+
+int64_t Translator::parts_per_batch() const {
+  const bool split = options_.split_batches && options_.parallel_batches == 1 && device_.is_cpu();
+  return split ? std::max(1, at::get_num_threads()) : 1;
 }
 
 torch::Tensor Translator::wrap_sources(const std::vector<BatchSource>& batch) const {

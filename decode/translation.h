@@ -25,6 +25,13 @@ struct TranslatorOptions {
   // Batches decoded at once, each on one core (decode/parallel_batches.h);
   // 1: one batch at a time on every thread the process has.
   int64_t parallel_batches = 1;
+  // One batch at a time (parallel_batches 1) on several CPU threads: each
+  // batch's sentences split into one part per thread, the parts decoded at
+  // once, each on one core (decode/parallel_batches.h), a core that finishes
+  // its part going on to the next batch's. Off: every product of the batch is
+  // split over the threads instead. The translator's command line turns it
+  // on (not with --serve); off by default here.
+  bool split_batches = false;
   // Each line a paragraph, split into sentences by ICU's rules for
   // source_language (the model's source code; "" for language-neutral rules).
   bool split_sentences = false;
@@ -51,7 +58,8 @@ class Translator {
 
   // Sources as subword ids without sos/eos, each at most max_source_tokens():
   // hypotheses per source, in input order. Sorts by length into batches of
-  // options.batch_size sentences, options.parallel_batches of them at once.
+  // options.batch_size sentences, options.parallel_batches of them at once
+  // (or each split over the threads: options.split_batches).
   std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int64_t>>& sources);
   // The same with, per source (or none when empty), target ids its
   // translations start with, under `search` instead of options().search.
@@ -78,6 +86,9 @@ class Translator {
 
   // Longest source the model takes: max_len minus sos and eos.
   int64_t max_source_tokens() const;
+  // Parts each batch is decoded in at once: ATen's threads with
+  // split_batches (one batch at a time, CPU), else 1.
+  int64_t parts_per_batch() const;
   // DataError quoting `text` when target prefix `ids` leaves no room for eos
   // within the model's max_len.
   void check_target_prefix(const std::vector<int64_t>& ids, const std::string& text) const;

@@ -55,6 +55,22 @@ TEST(SplitIntoBatches, InParallelBatchesAreEvenAndAMultipleOfTheWorkers) {
   }
 }
 
+std::vector<size_t> range(size_t begin, size_t end) {
+  std::vector<size_t> r;
+  for (size_t k = begin; k < end; ++k) r.push_back(k);
+  return r;
+}
+
+TEST(SplitBatch, RunsOfEqualSizesLongestFirstNeverEmpty) {
+  using Parts = std::vector<std::vector<size_t>>;
+  EXPECT_EQ(split_batch(0, 32, 2), (Parts{range(0, 16), range(16, 32)}));
+  EXPECT_EQ(split_batch(64, 93, 2), (Parts{range(64, 79), range(79, 93)}));  // 29: 15 then 14
+  EXPECT_EQ(split_batch(10, 20, 3), (Parts{range(10, 14), range(14, 17), range(17, 20)}));
+  EXPECT_EQ(split_batch(5, 7, 4), (Parts{{5}, {6}}));  // never more parts than sentences
+  EXPECT_EQ(split_batch(5, 6, 1), (Parts{{5}}));
+  EXPECT_TRUE(split_batch(3, 3, 2).empty());
+}
+
 TEST(RunParallelBatches, RunsEveryJobOnceAndRestoresThreadSettings) {
   const int aten_before = at::get_num_threads(), blas_before = blas_threads();
   for (int64_t workers : {1, 2, 5}) {
@@ -96,42 +112,91 @@ TEST(RunParallelBatches, AJobsErrorReachesTheCallerAndStopsTheRest) {
   EXPECT_LT(started.load(), 200);
 }
 
-std::vector<std::vector<Hypothesis>> translate(model::Transformer model, int64_t parallel,
-                                               const std::vector<std::vector<int64_t>>& sources) {
+TranslatorOptions options(int64_t parallel, bool split) {
   TranslatorOptions o;
   o.search.beam = 3;
   o.search.nbest = 2;
   o.batch_size = 4;
   o.parallel_batches = parallel;
-  Translator t(model, SearchIds{2, 3, 1}, 2, 3, o);
+  o.split_batches = split;
+  return o;
+}
+
+std::vector<std::vector<Hypothesis>> translate(model::Transformer model, int64_t parallel,
+                                               const std::vector<std::vector<int64_t>>& sources, bool split = false) {
+  Translator t(model, SearchIds{2, 3, 1}, 2, 3, options(parallel, split));
   return t.translate_ids(sources);
 }
 
-TEST(ParallelTranslation, EqualsOneBatchAtATimeInEveryLineAndScore) {
-  auto model = test::tiny_model(21, /*max_len=*/40, /*vocab_size=*/50);
-  model->train();  // a model borrowed from training: decoded in eval mode, given back in training mode
+std::vector<std::vector<int64_t>> test_sources() {
   std::vector<std::vector<int64_t>> sources;
   for (int64_t s = 0; s < 19; ++s) {
     std::vector<int64_t> ids;
     for (int64_t j = 0; j < 2 + (s * 7) % 13; ++j) ids.push_back(4 + (s * 5 + j * 3) % 46);
     sources.push_back(ids);
   }
-  const auto one = translate(model, 1, sources);
-  const auto three = translate(model, 3, sources);
-  EXPECT_TRUE(model->is_training());
-  ASSERT_EQ(one.size(), three.size());
+  return sources;
+}
+
+// The same hypotheses for every sentence; `what` names the way b decoded.
+void expect_same_translations(const std::vector<std::vector<Hypothesis>>& a,
+                              const std::vector<std::vector<Hypothesis>>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size());
   std::set<std::vector<int64_t>> distinct;
-  for (size_t s = 0; s < one.size(); ++s) {
-    ASSERT_EQ(one[s].size(), three[s].size()) << "sentence " << s;
-    distinct.insert(one[s][0].tokens);
-    for (size_t k = 0; k < one[s].size(); ++k) {
-      EXPECT_EQ(one[s][k].tokens, three[s][k].tokens) << "sentence " << s << ", hypothesis " << k;
-      // The batches differ (sizes 4,4,4,4,3 vs 4,3,3,3,3,3), so padding
-      // differs; the scores may differ in float rounding only.
-      EXPECT_NEAR(one[s][k].score, three[s][k].score, 1e-4) << "sentence " << s << ", hypothesis " << k;
+  for (size_t s = 0; s < a.size(); ++s) {
+    ASSERT_EQ(a[s].size(), b[s].size()) << what << ", sentence " << s;
+    distinct.insert(a[s][0].tokens);
+    for (size_t k = 0; k < a[s].size(); ++k) {
+      EXPECT_EQ(a[s][k].tokens, b[s][k].tokens) << what << ", sentence " << s << ", hypothesis " << k;
+      // The batches differ (sizes 4,4,4,4,3 vs 4,3,3,3,3,3, or halves of 4),
+      // so padding differs; the scores may differ in float rounding only.
+      EXPECT_NEAR(a[s][k].score, b[s][k].score, 1e-4) << what << ", sentence " << s << ", hypothesis " << k;
     }
   }
   EXPECT_GE(distinct.size(), 5u) << "outputs must differ for the test to see misplaced results";
+}
+
+TEST(ParallelTranslation, EqualsOneBatchAtATimeInEveryLineAndScore) {
+  auto model = test::tiny_model(21, /*max_len=*/40, /*vocab_size=*/50);
+  model->train();  // a model borrowed from training: decoded in eval mode, given back in training mode
+  const auto sources = test_sources();
+  const auto one = translate(model, 1, sources);
+  const auto three = translate(model, 3, sources);
+  EXPECT_TRUE(model->is_training());
+  expect_same_translations(one, three, "3 parallel batches");
+}
+
+// Restores ATen's thread count at the end of a test.
+class AtenThreads {
+ public:
+  explicit AtenThreads(int n) : before_(at::get_num_threads()) { at::set_num_threads(n); }
+  ~AtenThreads() { at::set_num_threads(before_); }
+  AtenThreads(const AtenThreads&) = delete;
+  AtenThreads& operator=(const AtenThreads&) = delete;
+
+ private:
+  int before_;
+};
+
+TEST(SplitBatches, OnePartPerThreadOnlyForOneBatchAtATimeOnTheCpu) {
+  auto model = test::tiny_model(21, /*max_len=*/40, /*vocab_size=*/50);
+  AtenThreads threads(2);
+  const SearchIds ids{2, 3, 1};
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(), 2);
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, false)).parts_per_batch(), 1);
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(2, true)).parts_per_batch(), 1);  // each batch has its core
+  AtenThreads one(1);
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(), 1);
+}
+
+TEST(SplitBatches, EqualWholeBatchesInEveryLineAndScore) {
+  auto model = test::tiny_model(21, /*max_len=*/40, /*vocab_size=*/50);
+  AtenThreads threads(2);
+  const auto sources = test_sources();
+  const auto whole = translate(model, 1, sources, /*split=*/false);
+  const auto halves = translate(model, 1, sources, /*split=*/true);
+  EXPECT_EQ(at::get_num_threads(), 2);  // the workers' one-thread settings do not leak
+  expect_same_translations(whole, halves, "batches split over 2 threads");
 }
 
 }  // namespace
