@@ -50,18 +50,25 @@ std::vector<std::vector<size_t>> split_batch(size_t begin, size_t end, int64_t p
   const size_t n = end > begin ? end - begin : 0;
   const auto count = std::min(n, static_cast<size_t>(std::max<int64_t>(1, parts)));
   std::vector<std::vector<size_t>> out(count);
-  size_t next = begin;
-  for (size_t p = 0; p < count; ++p) {
-    for (size_t k = 0; k < n / count + (p < n % count ? 1 : 0); ++k) out[p].push_back(next++);
-  }
+  for (size_t k = 0; k < n; ++k) out[k % count].push_back(begin + k);
   return out;
 }
 
 void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void(size_t)>& job) {
+  run_parallel_rounds({0, jobs}, workers, job);
+}
+
+void run_parallel_rounds(const std::vector<size_t>& rounds, int64_t workers, const std::function<void(size_t)>& job) {
+  const size_t jobs = rounds.empty() ? 0 : rounds.back();
   const auto threads = static_cast<size_t>(std::max<int64_t>(1, std::min<int64_t>(workers, jobs)));
   if (threads <= 1) {
     for (size_t i = 0; i < jobs; ++i) job(i);
     return;
+  }
+  // The first job of each job's round: it starts once every job before that has ended.
+  std::vector<size_t> round_start(jobs);
+  for (size_t r = 0; r + 1 < rounds.size(); ++r) {
+    for (size_t i = rounds[r]; i < rounds[r + 1]; ++i) round_start[i] = rounds[r];
   }
   RestoreThreadSettings restore;
   // oneDNN 2.6 fails once it evicts what several threads used (kernels/onednn_cache.h).
@@ -69,8 +76,8 @@ void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void
   set_blas_threads(1);  // OpenBLAS then computes on each caller's thread, without its shared pool
   std::atomic<size_t> next{0};
   std::mutex mutex;
-  std::condition_variable all_set;
-  size_t settled = 0;
+  std::condition_variable changed;  // a thread settled, or a job ended
+  size_t settled = 0, ended = 0;
   std::exception_ptr failure;
   auto work = [&] {
     // Each thread's OpenMP team becomes itself. at::set_num_threads also
@@ -81,15 +88,25 @@ void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void
     at::get_num_threads();
     {
       std::unique_lock<std::mutex> lock(mutex);
-      if (++settled == threads) all_set.notify_all();
-      all_set.wait(lock, [&] { return settled == threads; });
+      if (++settled == threads) changed.notify_all();
+      changed.wait(lock, [&] { return settled == threads; });
     }
-    try {
-      for (size_t i = next++; i < jobs; i = next++) job(i);
-    } catch (...) {
+    for (size_t i = next++; i < jobs; i = next++) {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return ended >= round_start[i] || failure; });
+        if (failure) return;
+      }
+      try {
+        job(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = jobs;  // no further jobs start
+      }
       std::lock_guard<std::mutex> lock(mutex);
-      if (!failure) failure = std::current_exception();
-      next = jobs;  // no further jobs start
+      ++ended;
+      changed.notify_all();
     }
   };
   std::vector<std::thread> others;

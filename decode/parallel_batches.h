@@ -22,11 +22,10 @@ namespace nmt::decode {
 // another finishes a long batch.
 std::vector<size_t> split_into_batches(size_t n, int64_t batch_size, int64_t parallel);
 
-// The positions [begin, end) of one batch of length-sorted sentences in
-// min(parts, end - begin) runs of equal sizes (+-1), longest first. Each run
-// keeps sentences of similar lengths together (little padding, all its beams
-// ending at about the same step); the workers that take them in order even
-// out their different lengths over the batches that follow.
+// The positions [begin, end) of one batch of length-sorted sentences dealt
+// into min(parts, end - begin) parts in turn (part g takes begin + g,
+// begin + g + parts, ...): each part gets long and short sentences alike, so
+// that parts decoded at once, one per core, end at about the same time.
 std::vector<std::vector<size_t>> split_batch(size_t begin, size_t end, int64_t parts);
 
 // Calls job(i) for every i in [0, jobs), on min(workers, jobs) threads (the
@@ -37,5 +36,11 @@ std::vector<std::vector<size_t>> split_batch(size_t begin, size_t end, int64_t p
 // settings unchanged. The first exception a job throws is rethrown here
 // after every thread has stopped (no further jobs start).
 void run_parallel_batches(size_t jobs, int64_t workers, const std::function<void(size_t)>& job);
+
+// The same in rounds: `rounds` lists where each round of jobs starts, then
+// the number of jobs ({0, 2, 4}: jobs 0-1, then 2-3). A round's jobs start
+// only once every job of the rounds before has ended (the parts of one batch,
+// then the next batch's), on threads that last through all rounds.
+void run_parallel_rounds(const std::vector<size_t>& rounds, int64_t workers, const std::function<void(size_t)>& job);
 
 }  // namespace nmt::decode

@@ -178,15 +178,18 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
                    [&](size_t a, size_t b) { return sources[a].size() > sources[b].size(); });
   std::vector<std::vector<Hypothesis>> out(sources.size());
   const std::vector<size_t> starts = split_into_batches(order.size(), options_.batch_size, options_.parallel_batches);
-  // Jobs: the positions in `order` each decodes, a batch or a batch's part.
-  const int64_t parts = parts_per_batch();
+  // Jobs: the positions in `order` each decodes, a batch or a batch's part;
+  // a batch's parts make one round, decoded at once.
+  const int64_t parts = parts_per_batch(starts.size() > 1 ? starts[1] : 0);
   std::vector<std::vector<size_t>> jobs;
+  std::vector<size_t> rounds{0};
   for (size_t b = 0; b + 1 < starts.size(); ++b) {
     for (auto& part : split_batch(starts[b], starts[b + 1], parts)) jobs.push_back(std::move(part));
+    rounds.push_back(jobs.size());
   }
   // Once for all batches: concurrent batches must not switch the mode under each other.
   EvalMode eval(*model_);
-  run_parallel_batches(jobs.size(), parts > 1 ? parts : options_.parallel_batches, [&](size_t j) {
+  const auto decode_job = [&](size_t j) {
     std::vector<BatchSource> batch;
     for (size_t k : jobs[j]) {
       const size_t i = order[k];
@@ -194,13 +197,18 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
     }
     auto results = translate_batch(batch, search);
     for (size_t k = 0; k < jobs[j].size(); ++k) out[order[jobs[j][k]]] = std::move(results[k]);
-  });
+  };
+  if (parts > 1) {
+    run_parallel_rounds(rounds, parts, decode_job);
+  } else {
+    run_parallel_batches(jobs.size(), options_.parallel_batches, decode_job);
+  }
   return out;
 }
 
-int64_t Translator::parts_per_batch() const {
+int64_t Translator::parts_per_batch(size_t largest_batch) const {
   const bool split = options_.split_batches && options_.parallel_batches == 1 && device_.is_cpu();
-  return split ? std::max(1, at::get_num_threads()) : 1;
+  return split ? std::min<int64_t>(std::max(1, at::get_num_threads()), static_cast<int64_t>(largest_batch)) : 1;
 }
 
 torch::Tensor Translator::wrap_sources(const std::vector<BatchSource>& batch) const {

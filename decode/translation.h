@@ -26,11 +26,12 @@ struct TranslatorOptions {
   // 1: one batch at a time on every thread the process has.
   int64_t parallel_batches = 1;
   // One batch at a time (parallel_batches 1) on several CPU threads: each
-  // batch's sentences split into one part per thread, the parts decoded at
-  // once, each on one core (decode/parallel_batches.h), a core that finishes
-  // its part going on to the next batch's. Off: every product of the batch is
-  // split over the threads instead. The translator's command line turns it
-  // on (not with --serve); off by default here.
+  // batch's sentences dealt into one part per thread, the parts decoded at
+  // once, each on one core (decode/parallel_batches.h); the next batch starts
+  // when all its parts have ended. Off, and for batches of one sentence:
+  // every product of the batch is split over the threads instead. The
+  // translator's command line turns it on (not with --serve); off by default
+  // here.
   bool split_batches = false;
   // Each line a paragraph, split into sentences by ICU's rules for
   // source_language (the model's source code; "" for language-neutral rules).
@@ -86,9 +87,11 @@ class Translator {
 
   // Longest source the model takes: max_len minus sos and eos.
   int64_t max_source_tokens() const;
-  // Parts each batch is decoded in at once: ATen's threads with
-  // split_batches (one batch at a time, CPU), else 1.
-  int64_t parts_per_batch() const;
+  // Parts each batch is decoded in at once, for batches of at most
+  // `largest_batch` sentences: with split_batches (one batch at a time, CPU)
+  // ATen's threads, at most one per sentence; else 1 (a batch of one
+  // sentence splits its products over the threads instead).
+  int64_t parts_per_batch(size_t largest_batch) const;
   // DataError quoting `text` when target prefix `ids` leaves no room for eos
   // within the model's max_len.
   void check_target_prefix(const std::vector<int64_t>& ids, const std::string& text) const;

@@ -14,8 +14,8 @@
 // cache was emptied between rounds; with nothing evicted, 0 failures in 2,000
 // rounds. Serialising oneDNN's primitive creation did not help.
 //
-// fp32 decoding does not reach oneDNN (OpenBLAS does its products); bf16's
-// matrix products all do.
+// Decoding's matrix products all run in oneDNN, in every precision (fp32 on
+// packed weights under decoding's thread plan, kernels/packed_linear.h).
 #pragma once
 
 namespace nmt::kernels {

@@ -61,14 +61,32 @@ std::vector<size_t> range(size_t begin, size_t end) {
   return r;
 }
 
-TEST(SplitBatch, RunsOfEqualSizesLongestFirstNeverEmpty) {
+TEST(SplitBatch, DealsTheSentencesInTurnNeverAnEmptyPart) {
   using Parts = std::vector<std::vector<size_t>>;
-  EXPECT_EQ(split_batch(0, 32, 2), (Parts{range(0, 16), range(16, 32)}));
-  EXPECT_EQ(split_batch(64, 93, 2), (Parts{range(64, 79), range(79, 93)}));  // 29: 15 then 14
-  EXPECT_EQ(split_batch(10, 20, 3), (Parts{range(10, 14), range(14, 17), range(17, 20)}));
+  EXPECT_EQ(split_batch(0, 6, 2), (Parts{{0, 2, 4}, {1, 3, 5}}));
+  EXPECT_EQ(split_batch(64, 71, 3), (Parts{{64, 67, 70}, {65, 68}, {66, 69}}));
   EXPECT_EQ(split_batch(5, 7, 4), (Parts{{5}, {6}}));  // never more parts than sentences
-  EXPECT_EQ(split_batch(5, 6, 1), (Parts{{5}}));
+  EXPECT_EQ(split_batch(5, 8, 1), (Parts{range(5, 8)}));
   EXPECT_TRUE(split_batch(3, 3, 2).empty());
+}
+
+TEST(RunParallelRounds, ARoundStartsOnlyOnceTheRoundsBeforeHaveEnded) {
+  const std::vector<size_t> rounds{0, 2, 5, 6, 9};
+  std::atomic<size_t> ended{0};
+  std::vector<std::atomic<int>> runs(9);
+  std::atomic<int> early{0};
+  run_parallel_rounds(rounds, 3, [&](size_t i) {
+    size_t first = 0;  // the first job of i's round
+    for (size_t r = 0; r + 1 < rounds.size(); ++r) first = i >= rounds[r] ? rounds[r] : first;
+    if (ended.load() < first) early++;
+    std::this_thread::sleep_for(std::chrono::milliseconds(i % 3 == 0 ? 3 : 1));  // rounds' jobs end unevenly
+    runs[i]++;
+    ended++;
+  });
+  EXPECT_EQ(early.load(), 0);
+  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(runs[i].load(), 1) << "job " << i;
+  EXPECT_THROW(run_parallel_rounds({0, 2, 4}, 2, [](size_t i) { if (i == 1) throw std::runtime_error("failed"); }),
+               std::runtime_error);
 }
 
 TEST(RunParallelBatches, RunsEveryJobOnceAndRestoresThreadSettings) {
@@ -182,11 +200,12 @@ TEST(SplitBatches, OnePartPerThreadOnlyForOneBatchAtATimeOnTheCpu) {
   auto model = test::tiny_model(21, /*max_len=*/40, /*vocab_size=*/50);
   AtenThreads threads(2);
   const SearchIds ids{2, 3, 1};
-  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(), 2);
-  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, false)).parts_per_batch(), 1);
-  EXPECT_EQ(Translator(model, ids, 2, 3, options(2, true)).parts_per_batch(), 1);  // each batch has its core
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(4), 2);
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(1), 1);  // one sentence: products split
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, false)).parts_per_batch(4), 1);
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(2, true)).parts_per_batch(4), 1);  // each batch has its core
   AtenThreads one(1);
-  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(), 1);
+  EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(4), 1);
 }
 
 TEST(SplitBatches, EqualWholeBatchesInEveryLineAndScore) {
