@@ -191,6 +191,27 @@ TEST_F(TranslatorWithModel, DecodingOptionsFromTheCommandLine) {
   EXPECT_EQ(lines_of(a.out).size(), 2u);
 }
 
+// On two threads one batch at a time splits its sentences over them (the
+// default), or every product (--no-split-batches), or two whole batches run at
+// once: every line is translated in each mode. (That the modes translate
+// alike is decode_parallel_batches_test's: this random model's near-uniform
+// scores make its words flip with the rounding that other batch shapes bring.)
+TEST_F(TranslatorWithModel, ThreadModesTranslateEveryLine) {
+  std::string input;
+  for (const char* line : {"Ein Mann sieht dem Hund.", "Ein Haus.", "Der Hund spielt mit dem Ball.", "Wo ist das Haus?",
+                           "Ein Kind fährt!", "Ein Mann geht."}) {
+    input += std::string(line) + "\n";
+  }
+  const std::string model = " --beam 3 --batch-size 4 --model " + test::shell_quote(dir_->path("model"));
+  for (const char* mode : {"--threads 2", "--threads 2 --no-split-batches", "--threads 2 --parallel-batches 2"}) {
+    const auto r = run_translator(mode + model, input);
+    ASSERT_EQ(r.code, 0) << mode << ": " << r.err;
+    const auto lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 6u) << mode << ": " << r.out;
+    for (const auto& line : lines) EXPECT_FALSE(line.empty()) << mode << ": " << r.out;
+  }
+}
+
 // --split-sentences: a paragraph translates exactly as its sentences on
 // lines of their own, rebuilt with its spacing, and the summary counts them.
 TEST_F(TranslatorWithModel, SplitSentencesTranslatesAParagraphAsItsSentences) {
