@@ -7,7 +7,7 @@
 //
 //   decode_bench --model DIR --src FILE [--ref FILE] [--limit N] [--ratio-limit N]
 //                [--precisions fp32,bf16,int8] [--beams 1,4] [--batches 1,32] [--parallel-batches 1,0]
-//                [--threads N] [--blas-threads N] [--device auto|cpu|cuda]
+//                [--no-split-batches] [--threads N] [--blas-threads N] [--device auto|cpu|cuda]
 //                [--checkpoint FILE] [--profile N]
 #include <sys/resource.h>
 
