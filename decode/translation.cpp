@@ -179,7 +179,8 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
   std::vector<std::vector<Hypothesis>> out(sources.size());
   const std::vector<size_t> starts = split_into_batches(order.size(), options_.batch_size, options_.parallel_batches);
   // Jobs: the positions in `order` each decodes, a batch or a batch's part;
-  // a batch's parts make one round, decoded at once.
+  // a batch's parts make one round, decoded at once. The first batch is the
+  // largest (every batch but the last is full).
   const int64_t parts = parts_per_batch(starts.size() > 1 ? starts[1] : 0);
   std::vector<std::vector<size_t>> jobs;
   std::vector<size_t> rounds{0};
