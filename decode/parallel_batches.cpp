@@ -14,24 +14,6 @@
 #include "util/threads.h"
 
 namespace nmt::decode {
-namespace {
-
-// Puts ATen's intra-op pool and OpenBLAS's pool back as they were.
-class RestoreThreadSettings {
- public:
-  RestoreThreadSettings() : aten_(at::get_num_threads()), blas_(blas_threads()) {}
-  ~RestoreThreadSettings() {
-    at::set_num_threads(aten_);
-    if (blas_ > 0) set_blas_threads(blas_);
-  }
-  RestoreThreadSettings(const RestoreThreadSettings&) = delete;
-  RestoreThreadSettings& operator=(const RestoreThreadSettings&) = delete;
-
- private:
-  int aten_, blas_;
-};
-
-}  // namespace
 
 std::vector<size_t> split_into_batches(size_t n, int64_t batch_size, int64_t parallel) {
   const auto size = static_cast<size_t>(std::max<int64_t>(1, batch_size));

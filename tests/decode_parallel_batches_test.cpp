@@ -3,8 +3,11 @@
 // restored, and translations identical to decoding one batch at a time.
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -100,25 +103,45 @@ TEST(RunParallelBatches, RunsEveryJobOnceAndRestoresThreadSettings) {
   }
 }
 
+// What OneDnnsCacheNeverEvictsOnceBatchesRanAtOnce checks, in a process
+// where no batches ran at once yet: "" when it holds, else what failed.
+std::string cache_kept_once_batches_ran_at_once() {
+  const int before = kernels::onednn_primitive_cache_capacity();
+  if (before >= 1 << 30) return "the cache never evicted from the start (" + std::to_string(before) + ")";
+  std::vector<int> seen(4, -1);
+  run_parallel_batches(seen.size(), 1, [&](size_t i) { seen[i] = kernels::onednn_primitive_cache_capacity(); });
+  for (int capacity : seen) {  // one thread: nothing to guard against
+    if (capacity != before) return "one batch at a time changed the capacity to " + std::to_string(capacity);
+  }
+  run_parallel_batches(seen.size(), 2, [&](size_t i) { seen[i] = kernels::onednn_primitive_cache_capacity(); });
+  for (int capacity : seen) {
+    if (capacity < 1 << 30) return "a batch ran at once with a capacity of " + std::to_string(capacity);
+  }
+  if (kernels::onednn_primitive_cache_capacity() < 1 << 30) return "the capacity went back after the call";
+  try {
+    run_parallel_batches(3, 2, [](size_t) { throw std::runtime_error("failed"); });
+    return "a job's error did not reach the caller";
+  } catch (const std::runtime_error&) {
+  }
+  if (kernels::onednn_primitive_cache_capacity() < 1 << 30) return "the capacity went back after a failed call";
+  return "";
+}
+
 // Debian's oneDNN 2.6 fails once its primitive cache evicts what several
 // threads created (kernels/onednn_cache.h): from the first time batches run at
 // once, the cache never evicts again in that process. One batch at a time
-// leaves it alone.
+// leaves it alone. The setting lasts for the process, so the check runs in a
+// fresh one (gtest's threadsafe death-test style runs this test again alone).
 TEST(RunParallelBatches, OneDnnsCacheNeverEvictsOnceBatchesRanAtOnce) {
-  const int before = kernels::onednn_primitive_cache_capacity();
-  if (before < 0) GTEST_SKIP() << "oneDNN's C API is not visible in this LibTorch";
-  // ctest runs each test in a process of its own; in one process with the
-  // others, an earlier test may have run batches at once already.
-  if (before >= 1 << 30) GTEST_SKIP() << "batches already ran at once in this process: run this test alone";
-  std::vector<int> seen(4, -1);
-  run_parallel_batches(seen.size(), 1, [&](size_t i) { seen[i] = kernels::onednn_primitive_cache_capacity(); });
-  for (int capacity : seen) EXPECT_EQ(capacity, before);  // one thread: nothing to guard against
-  EXPECT_LT(before, 1 << 30);
-  run_parallel_batches(seen.size(), 2, [&](size_t i) { seen[i] = kernels::onednn_primitive_cache_capacity(); });
-  for (int capacity : seen) EXPECT_GE(capacity, 1 << 30);
-  EXPECT_GE(kernels::onednn_primitive_cache_capacity(), 1 << 30);  // kept after the call, between rounds too
-  EXPECT_THROW(run_parallel_batches(3, 2, [](size_t) { throw std::runtime_error("failed"); }), std::runtime_error);
-  EXPECT_GE(kernels::onednn_primitive_cache_capacity(), 1 << 30);
+  if (kernels::onednn_primitive_cache_capacity() < 0) GTEST_SKIP() << "oneDNN's C API is not visible in this LibTorch";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        const std::string failed = cache_kept_once_batches_ran_at_once();
+        std::fprintf(stderr, "%s\n", failed.empty() ? "held" : failed.c_str());
+        std::exit(failed.empty() ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "held");
 }
 
 TEST(RunParallelBatches, AJobsErrorReachesTheCallerAndStopsTheRest) {
@@ -187,33 +210,23 @@ TEST(ParallelTranslation, EqualsOneBatchAtATimeInEveryLineAndScore) {
   expect_same_translations(one, three, "3 parallel batches");
 }
 
-// Restores ATen's thread count at the end of a test.
-class AtenThreads {
- public:
-  explicit AtenThreads(int n) : before_(at::get_num_threads()) { at::set_num_threads(n); }
-  ~AtenThreads() { at::set_num_threads(before_); }
-  AtenThreads(const AtenThreads&) = delete;
-  AtenThreads& operator=(const AtenThreads&) = delete;
-
- private:
-  int before_;
-};
-
 TEST(SplitBatches, OnePartPerThreadOnlyForOneBatchAtATimeOnTheCpu) {
   auto model = test::tiny_model(21, /*max_len=*/40, /*vocab_size=*/50);
-  AtenThreads threads(2);
+  RestoreThreadSettings restore;
+  at::set_num_threads(2);
   const SearchIds ids{2, 3, 1};
   EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(4), 2);
   EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(1), 1);  // one sentence: products split
   EXPECT_EQ(Translator(model, ids, 2, 3, options(1, false)).parts_per_batch(4), 1);
   EXPECT_EQ(Translator(model, ids, 2, 3, options(2, true)).parts_per_batch(4), 1);  // each batch has its core
-  AtenThreads one(1);
+  at::set_num_threads(1);
   EXPECT_EQ(Translator(model, ids, 2, 3, options(1, true)).parts_per_batch(4), 1);
 }
 
 TEST(SplitBatches, EqualWholeBatchesInEveryLineAndScore) {
   auto model = test::tiny_model(21, /*max_len=*/40, /*vocab_size=*/50);
-  AtenThreads threads(2);
+  RestoreThreadSettings restore;
+  at::set_num_threads(2);
   const auto sources = test_sources();
   const auto whole = translate(model, 1, sources, /*split=*/false);
   const auto halves = translate(model, 1, sources, /*split=*/true);

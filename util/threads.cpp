@@ -53,4 +53,11 @@ void set_blas_threads(int n) {
   if (set) set(n);
 }
 
+RestoreThreadSettings::RestoreThreadSettings() : aten_(at::get_num_threads()), blas_(blas_threads()) {}
+
+RestoreThreadSettings::~RestoreThreadSettings() {
+  at::set_num_threads(aten_);
+  if (blas_ > 0) set_blas_threads(blas_);
+}
+
 }  // namespace nmt

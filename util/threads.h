@@ -37,4 +37,17 @@ int blas_threads();
 // Sets OpenBLAS's pool size (nothing when the BLAS is not OpenBLAS).
 void set_blas_threads(int n);
 
+// While it lives, nothing; at its end ATen's intra-op pool (of the calling
+// thread) and OpenBLAS's pool are put back as they were at its start.
+class RestoreThreadSettings {
+ public:
+  RestoreThreadSettings();
+  ~RestoreThreadSettings();
+  RestoreThreadSettings(const RestoreThreadSettings&) = delete;
+  RestoreThreadSettings& operator=(const RestoreThreadSettings&) = delete;
+
+ private:
+  int aten_, blas_;
+};
+
 }  // namespace nmt
