@@ -95,4 +95,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return nmt::cli::run_main("product_floor_bench", [&] { return run(argc, argv); }); }
+int main(int argc, char** argv) { return nmt::cli::run_main("step_products_bench", [&] { return run(argc, argv); }); }

@@ -8,12 +8,12 @@
 namespace nmt::kernels {
 
 void GrowingAttentionCache::reserve(int64_t length, int64_t rows) {
-  if (k_.defined() && k_.size(0) >= length && k_.size(1) >= rows) return;
-  const int64_t capacity = k_.defined() && k_.size(0) >= length ? k_.size(0) : std::max<int64_t>(16, 2 * length);
-  const int64_t row_capacity = k_.defined() ? std::max(rows, k_.size(1)) : rows;
+  if (k_.defined() && k_.size(1) >= length && k_.size(0) >= rows) return;
+  const int64_t capacity = k_.defined() && k_.size(1) >= length ? k_.size(1) : std::max<int64_t>(16, 2 * length);
+  const int64_t row_capacity = k_.defined() ? std::max(rows, k_.size(0)) : rows;
   auto regrown = [&](const torch::Tensor& from) {
-    auto to = torch::empty({capacity, row_capacity, from.size(2), from.size(3)}, from.options());
-    if (length_ > 0) to.narrow(0, 0, length_).narrow(1, 0, from.size(1)).copy_(from.narrow(0, 0, length_));
+    auto to = torch::empty({row_capacity, capacity, from.size(2), from.size(3)}, from.options());
+    if (length_ > 0) to.narrow(0, 0, from.size(0)).narrow(1, 0, length_).copy_(from.narrow(1, 0, length_));
     return to;
   };
   k_ = regrown(k_);
@@ -29,12 +29,12 @@ void GrowingAttentionCache::append(const torch::Tensor& k, const torch::Tensor& 
                 "cache append: [rows, head, d_head] [", rows, ", ", k.size(1), ", ", k.size(3),
                 "] differs from the cache's [", rows_, ", ", k_.size(2), ", ", k_.size(3), "]");
   } else if (!k_.defined()) {
-    k_ = torch::empty({0, rows, k.size(1), k.size(3)}, k.options());
-    v_ = torch::empty({0, rows, v.size(1), v.size(3)}, v.options());
+    k_ = torch::empty({rows, 0, k.size(1), k.size(3)}, k.options());
+    v_ = torch::empty({rows, 0, v.size(1), v.size(3)}, v.options());
   }
   reserve(length_ + fresh, rows);
-  k_.narrow(0, length_, fresh).narrow(1, 0, rows).copy_(k.permute({2, 0, 1, 3}));  // [new, rows, head, d_head]
-  v_.narrow(0, length_, fresh).narrow(1, 0, rows).copy_(v.permute({2, 0, 1, 3}));
+  k_.narrow(1, length_, fresh).narrow(0, 0, rows).copy_(k.permute({0, 2, 1, 3}));  // [rows, new, head, d_head]
+  v_.narrow(1, length_, fresh).narrow(0, 0, rows).copy_(v.permute({0, 2, 1, 3}));
   for (int64_t p = 0; p < fresh; ++p) {
     for (int64_t r = 0; r < rows; ++r) ancestry_.push_back(r);
   }
@@ -48,8 +48,8 @@ void GrowingAttentionCache::append_step(const torch::Tensor& qkv, int64_t heads)
               "a step's cache append expects contiguous [rows, 1, 3 x d_model] on the CPU, got ", qkv.sizes());
   const int64_t rows = qkv.size(0), d_model = qkv.size(2) / 3;
   if (!k_.defined()) {
-    k_ = torch::empty({0, rows, heads, d_model / heads}, qkv.options());
-    v_ = torch::empty({0, rows, heads, d_model / heads}, qkv.options());
+    k_ = torch::empty({rows, 0, heads, d_model / heads}, qkv.options());
+    v_ = torch::empty({rows, 0, heads, d_model / heads}, qkv.options());
   }
   TORCH_CHECK((length_ == 0 || rows == rows_) && k_.size(2) == heads && k_.size(2) * k_.size(3) == d_model &&
                   k_.scalar_type() == qkv.scalar_type(),
@@ -58,9 +58,9 @@ void GrowingAttentionCache::append_step(const torch::Tensor& qkv, int64_t heads)
   reserve(length_ + 1, rows);
   const auto bytes = static_cast<size_t>(d_model * qkv.element_size());
   const auto* from = static_cast<const char*>(qkv.data_ptr());
-  auto* keys = static_cast<char*>(k_.data_ptr()) + length_ * k_.stride(0) * k_.element_size();
-  auto* values = static_cast<char*>(v_.data_ptr()) + length_ * v_.stride(0) * v_.element_size();
-  const auto row_bytes = static_cast<size_t>(k_.stride(1) * k_.element_size());  // a slot's rows lie d_model apart
+  auto* keys = static_cast<char*>(k_.data_ptr()) + length_ * k_.stride(1) * k_.element_size();
+  auto* values = static_cast<char*>(v_.data_ptr()) + length_ * v_.stride(1) * v_.element_size();
+  const auto row_bytes = static_cast<size_t>(k_.stride(0) * k_.element_size());  // a row's positions lie together
   for (int64_t r = 0; r < rows; ++r) {
     std::memcpy(keys + r * row_bytes, from + (3 * r + 1) * bytes, bytes);
     std::memcpy(values + r * row_bytes, from + (3 * r + 2) * bytes, bytes);
@@ -74,10 +74,10 @@ torch::Tensor GrowingAttentionCache::gathered(const torch::Tensor& buffer) const
   // [rows, head, length, d_head]
   std::vector<int64_t> flat(ancestry_.size());
   for (int64_t p = 0; p < length_; ++p) {
-    for (int64_t r = 0; r < rows_; ++r) flat[p * rows_ + r] = p * buffer.size(1) + ancestry_[p * rows_ + r];
+    for (int64_t r = 0; r < rows_; ++r) flat[p * rows_ + r] = ancestry_[p * rows_ + r] * buffer.size(1) + p;
   }
   const auto index = torch::tensor(flat, torch::kLong).to(buffer.device());
-  const auto slots = buffer.view({-1, buffer.size(2), buffer.size(3)});  // [capacity * row capacity, head, d_head]
+  const auto slots = buffer.view({-1, buffer.size(2), buffer.size(3)});  // [row capacity * capacity, head, d_head]
   return slots.index_select(0, index).view({length_, rows_, buffer.size(2), buffer.size(3)}).permute({1, 2, 0, 3});
 }
 
@@ -107,8 +107,8 @@ StepMemory GrowingAttentionCache::step_memory() const {
   m.keys = k_;
   m.values = v_;
   m.length = length_;
-  m.position_stride = k_.stride(0);
-  m.row_stride = k_.stride(1);
+  m.position_stride = k_.stride(1);
+  m.row_stride = k_.stride(0);
   m.head_stride = k_.stride(2);
   m.ancestry = &ancestry_;
   return m;

@@ -22,11 +22,14 @@ struct AttentionCache {
 };
 
 // Self-attention keys and values of the positions decoded so far, stored
-// time-major ([capacity, row capacity, head, d_head]) with room to grow: a step
+// row-major ([row capacity, capacity, head, d_head]) with room to grow: a step
 // writes its position in place instead of concatenating a new copy of the
-// whole cache. Slot p keeps the rows as they were at step p; when rows are
+// whole cache. Slot (r, p) keeps row r as it was at step p; when rows are
 // reordered (beams changing parents, sentences leaving), nothing moves: a
-// table records which row of slot p each current row descends from.
+// table records which row's slot p each current row descends from. A row's
+// positions lie side by side, so that attention reads them in runs (one run
+// per ancestor) rather than one row-capacity stride apart (step attention
+// over the recipe's caches of 128 rows ran ~5% faster so).
 class GrowingAttentionCache {
  public:
   bool empty() const { return length_ == 0; }
@@ -52,7 +55,7 @@ class GrowingAttentionCache {
   void reserve(int64_t length, int64_t rows);
   torch::Tensor gathered(const torch::Tensor& buffer) const;
 
-  torch::Tensor k_, v_;             // [capacity, row capacity, head, d_head]
+  torch::Tensor k_, v_;             // [row capacity, capacity, head, d_head]
   std::vector<int64_t> ancestry_;  // [length][rows]: the row of slot p that current row r descends from
   int64_t length_ = 0, rows_ = 0;
 };
