@@ -158,12 +158,13 @@ template <int D, class Element>
 NMT_INLINE void head_values(const float* weights, const Element* values, const int64_t* at, int64_t length,
                             int64_t d_head, float* sum) {
   if constexpr (D == 64) {
-    Lanes acc[4] = {};
+    constexpr int kVectors = D / kLanes;
+    Lanes acc[kVectors] = {};
     for (int64_t p = 0; p < length; ++p) {
       const float w = weights[p];
       if (w == 0.0f) continue;
       const Element* v = values + at[p];
-      for (int c = 0; c < 4; ++c) acc[c] += w * load(v + c * kLanes);
+      for (int c = 0; c < kVectors; ++c) acc[c] += w * load(v + c * kLanes);
     }
     std::memcpy(sum, acc, sizeof acc);
   } else {
