@@ -29,16 +29,24 @@ struct Task {
 };
 
 // One thread's working memory for a row: its scores and sums per head, its
-// query in fp32, and where each position's keys and values start.
+// query in fp32, and where each position's keys and values start. Kept per
+// thread between calls (a step makes one call per attention and layer), grown
+// as needed.
 struct RowScratch {
   std::vector<float> scores;  // [head, length]
   std::vector<float> sum, q;  // [head, d_head]
   std::vector<int64_t> at;    // [length]: element offset of position p of the row
-  RowScratch(int64_t heads, int64_t d_head, int64_t length)
-      : scores(static_cast<size_t>(heads * length)),
-        sum(static_cast<size_t>(heads * d_head)),
-        q(static_cast<size_t>(heads * d_head)),
-        at(static_cast<size_t>(length)) {}
+  static RowScratch& of_this_thread(int64_t heads, int64_t d_head, int64_t length) {
+    thread_local RowScratch s;
+    const auto fit = [](auto& v, int64_t n) {
+      if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+    };
+    fit(s.scores, heads * length);
+    fit(s.sum, heads * d_head);
+    fit(s.q, heads * d_head);
+    fit(s.at, length);
+    return s;
+  }
 };
 
 typedef int32_t LaneIndex __attribute__((vector_size(kLanes * sizeof(int32_t))));
@@ -240,8 +248,7 @@ void run(const Task<Element>& t, void (*attend)(const Task<Element>&, int64_t, i
   // Enough rows per task that a task outweighs waking a thread.
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, 2 * length * width));
   at::parallel_for(0, t.rows, grain, [&](int64_t begin, int64_t end) {
-    RowScratch scratch(t.heads, t.d_head, length);
-    attend(t, begin, end, scratch);
+    attend(t, begin, end, RowScratch::of_this_thread(t.heads, t.d_head, length));
   });
 }
 
