@@ -15,7 +15,7 @@
 #include <ATen/record_function.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "kernels/few_rows_product.h"
+#include "kernels/step_product.h"
 #include "kernels/int8_rows.h"
 
 namespace nmt::kernels {
@@ -93,10 +93,10 @@ Int8Scratch& int8_scratch(int64_t rows, int64_t in, int64_t out) {
   return scratch;
 }
 
-// The packed fp32 weights as few_rows_product reads them, where oneDNN chose
+// The packed fp32 weights as step_product reads them, where oneDNN chose
 // that layout (its choice on AVX-512 CPUs): blocks of 16 inputs x 64 outputs,
 // the inputs' blocks of an output block one after another.
-std::optional<PackedFp32Weights> few_rows_view(const memory& weights, int64_t in, int64_t out) {
+std::optional<PackedFp32Weights> step_product_view(const memory& weights, int64_t in, int64_t out) {
   const dnnl_memory_desc_t& d = weights.get_desc().data;
   const auto& b = d.format_desc.blocking;
   const int64_t padded_in = d.padded_dims[0];
@@ -156,8 +156,8 @@ struct PackedLinear::State {
   memory weights;             // packed [in, out]
   torch::Tensor bias;         // [1, out], or undefined
   torch::Tensor weight_scales;  // int8: [out] fp32, one per output (a row of the weight)
-  // fp32 in the layout few_rows_product reads: products of a few rows go there.
-  std::optional<PackedFp32Weights> few_rows;
+  // fp32 in the layout step_product reads: a decoding step's products go there.
+  std::optional<PackedFp32Weights> step_weights;
 
   mutable std::mutex mutex;  // guards products and calls
   mutable std::unordered_map<int64_t, Product> products;
@@ -249,7 +249,7 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
   memory source(plain_desc, cpu_engine(), plain.data_ptr());
   dnnl::reorder(source, s.weights).execute(thread_stream(), source, s.weights);
   thread_stream().wait();
-  if (dtype == torch::kFloat) s.few_rows = few_rows_view(s.weights, s.in, s.out);
+  if (dtype == torch::kFloat) s.step_weights = step_product_view(s.weights, s.in, s.out);
 }
 
 PackedLinear::~PackedLinear() = default;
@@ -297,8 +297,8 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   const bool int8 = s.dtype == torch::kChar;
   torch::Tensor out = torch::empty(out_sizes, x.options().dtype(int8 ? torch::kFloat : s.dtype));
   if (rows == 0) return out;
-  if (s.few_rows && rows <= kFewRows && x.scalar_type() == torch::kFloat && x.is_contiguous()) {
-    few_rows_product(x.data_ptr<float>(), rows, *s.few_rows, s.bias.defined() ? s.bias.data_ptr<float>() : nullptr,
+  if (s.step_weights && rows <= kStepRows && x.scalar_type() == torch::kFloat && x.is_contiguous()) {
+    step_product(x.data_ptr<float>(), rows, *s.step_weights, s.bias.defined() ? s.bias.data_ptr<float>() : nullptr,
                      relu, out.data_ptr<float>());
     return out;
   }

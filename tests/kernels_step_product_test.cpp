@@ -1,14 +1,14 @@
-// kernels::few_rows_product (fp32 products of 1-4 rows on oneDNN's packed
-// weight layout) on weights laid out by the test itself, against a plain
-// product in double; and PackedLinear taking it for 1-4 rows: bit for bit
-// the outputs of oneDNN's own product of the same rows among more (a row's
-// result does not depend on the batch it came in), with inputs and outputs
-// that are not whole blocks.
+// kernels::step_product (fp32 products of up to kStepRows rows on
+// oneDNN's packed weight layout) on weights laid out by the test itself,
+// against a plain product in double; and PackedLinear taking it for up to
+// kStepRows rows: bit for bit the outputs of oneDNN's own product of the same
+// rows among more (a row's result does not depend on the batch it came in),
+// with inputs and outputs that are not whole blocks.
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "kernels/few_rows_product.h"
+#include "kernels/step_product.h"
 #include "kernels/packed_linear.h"
 #include "tests/test_support.h"
 #include "util/threads.h"
@@ -31,13 +31,17 @@ std::vector<float> packed_layout(const torch::Tensor& weight, int64_t& padded_in
   return packed;
 }
 
+// Row counts that take every group size and split of the kernel's groups of
+// rows (1-13), and the larger ones decoding meets, up to kStepRows.
+const std::vector<int64_t> kRowCounts{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 24, 31, 32, 37, 64, 127, kStepRows};
+
 torch::Tensor double_product(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, bool relu) {
   auto y = torch::matmul(x.to(torch::kDouble), w.to(torch::kDouble).t());
   if (b.defined()) y += b.to(torch::kDouble);
   return relu ? torch::relu(y) : y;
 }
 
-TEST(FewRowsProduct, MatchesThePlainProductOnItsLayout) {
+TEST(StepProduct, MatchesThePlainProductOnItsLayout) {
   torch::manual_seed(21);
   for (auto [in, out] : {std::pair<int64_t, int64_t>{40, 100}, {256, 192}, {16, 64}, {3, 7}}) {
     const auto w = torch::randn({out, in}) * 0.2, b = torch::randn({out});
@@ -47,12 +51,12 @@ TEST(FewRowsProduct, MatchesThePlainProductOnItsLayout) {
     const RestoreThreadSettings restore;
     for (int threads : {1, 2}) {
       at::set_num_threads(threads);
-      for (int64_t rows = 1; rows <= kFewRows; ++rows) {
+      for (int64_t rows : kRowCounts) {
         for (bool relu : {false, true}) {
           for (bool with_bias : {false, true}) {
             const auto x = torch::randn({rows, in});
             auto got = torch::full({rows, out}, -7.0f);
-            few_rows_product(x.data_ptr<float>(), rows, weights, with_bias ? b.data_ptr<float>() : nullptr, relu,
+            step_product(x.data_ptr<float>(), rows, weights, with_bias ? b.data_ptr<float>() : nullptr, relu,
                              got.data_ptr<float>());
             // fp32 sums of `in` terms of size ~0.2.
             EXPECT_TRUE(
@@ -66,26 +70,26 @@ TEST(FewRowsProduct, MatchesThePlainProductOnItsLayout) {
   }
 }
 
-TEST(FewRowsProduct, RefusesOtherRowCounts) {
+TEST(StepProduct, RefusesOtherRowCounts) {
   const std::vector<float> packed(64 * 16, 0.0f);
   const PackedFp32Weights weights{packed.data(), 16, 64, 16};
-  std::vector<float> x(16 * 8), out(64 * 8);
-  EXPECT_TRUE(test::throws_with<c10::Error>([&] { few_rows_product(x.data(), 0, weights, nullptr, false, out.data()); },
-                                            {"1 to 4 rows", "not 0"}));
-  EXPECT_TRUE(test::throws_with<c10::Error>([&] { few_rows_product(x.data(), 5, weights, nullptr, false, out.data()); },
-                                            {"1 to 4 rows", "not 5"}));
+  std::vector<float> x(16 * 129), out(64 * 129);
+  EXPECT_TRUE(test::throws_with<c10::Error>([&] { step_product(x.data(), 0, weights, nullptr, false, out.data()); },
+                                            {"1 to 128 rows", "not 0"}));
+  EXPECT_TRUE(test::throws_with<c10::Error>([&] { step_product(x.data(), 129, weights, nullptr, false, out.data()); },
+                                            {"1 to 128 rows", "not 129"}));
 }
 
-TEST(FewRowsProduct, PackedLinearGivesARowTheSameOutputAsAmongMoreRows) {
+TEST(StepProduct, PackedLinearGivesARowTheSameOutputAsAmongMoreRows) {
   if (!PackedLinear::available(torch::kFloat)) GTEST_SKIP() << "no packed oneDNN product here: ATen's product runs";
   torch::manual_seed(22);
   for (auto [in, out] : {std::pair<int64_t, int64_t>{40, 100}, {256, 768}}) {
     const auto w = torch::randn({out, in}) * 0.2, b = torch::randn({out});
     const PackedLinear packed(w, b, torch::kFloat);
-    const auto many = torch::randn({16, in});  // oneDNN's own product
+    const auto many = torch::randn({kStepRows + 16, in});  // oneDNN's own product
     for (bool relu : {false, true}) {
       const auto all = packed.forward(many, relu);
-      for (int64_t rows = 1; rows <= kFewRows; ++rows) {
+      for (int64_t rows : kRowCounts) {
         const auto few = packed.forward(many.narrow(0, 3, rows), relu);
         EXPECT_TRUE(torch::equal(few, all.narrow(0, 3, rows)))
             << in << " -> " << out << ", " << rows << " rows, relu " << relu;

@@ -1,0 +1,128 @@
+#include "kernels/step_product.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+
+#include "kernels/vector_lanes.h"
+
+namespace nmt::kernels {
+namespace {
+
+constexpr int64_t kOutputBlock = PackedFp32Weights::kBlock;
+constexpr int kBlockVectors = static_cast<int>(kOutputBlock / kLanes);  // a block's outputs, in vectors
+
+// Inputs ahead whose weights are asked for (12 KiB: of 16, 48 and 128, the
+// fastest).
+constexpr int64_t kAhead = 48;
+
+// Rows a group takes at most: 6 rows of 4 vectors of sums and the 4 vectors
+// of a block's weights at an input (7 rows would fill AVX-512's 32 registers
+// and the compiler spills one).
+constexpr int64_t kGroupRows = 6;
+
+// Vector v of R rows' sums plus the bias (then relu) into out (row r at
+// r * stride): Bytes of them, or `bytes` where Bytes is 0 (the last outputs
+// of a product whose outputs are not whole vectors: a copy of variable
+// length everywhere made the compiler keep the sums in memory, 10% slower).
+template <int R, size_t Bytes>
+NMT_INLINE void finish_vector(const Lanes (&sums)[R][kBlockVectors], int v, const float* bias, bool relu, float* out,
+                              int64_t stride, size_t bytes = Bytes) {
+  Lanes added = {};
+  if (bias) std::memcpy(&added, bias, Bytes ? Bytes : bytes);
+  for (int r = 0; r < R; ++r) {
+    Lanes y = sums[r][v] + added;
+    if (relu) y = y > 0.0f ? y : Lanes{};
+    std::memcpy(out + r * stride, &y, Bytes ? Bytes : bytes);
+  }
+}
+
+// Which weights a group of rows asks the cache for while it computes (see
+// product_blocks).
+enum class Prefetch { kAhead, kNextBlock, kNone };
+
+// Block b of the outputs of R rows (a group of the rows): the block's
+// weights read once, input by input, for every row of the group.
+template <int R>
+NMT_INLINE void group_block(const float* x, const PackedFp32Weights& w, const float* bias, bool relu, float* out,
+                            int64_t b, Prefetch prefetch) {
+  const int64_t in = w.in;
+  const int64_t block_floats = w.padded_in * kOutputBlock;
+  const float* block = w.data + b * block_floats;
+  Lanes sums[R][kBlockVectors] = {};
+  for (int64_t k = 0; k < in; ++k) {
+    const float* weights_k = block + k * kOutputBlock;
+    if (prefetch == Prefetch::kAhead) {
+      for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(weights_k + kAhead * kOutputBlock + v * kLanes);
+    } else if (prefetch == Prefetch::kNextBlock) {
+      for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(weights_k + block_floats + v * kLanes, 0, 2);
+    }
+    Lanes weights[kBlockVectors];
+    for (int v = 0; v < kBlockVectors; ++v) weights[v] = load(weights_k + v * kLanes);
+    for (int r = 0; r < R; ++r) {
+      const float xk = x[r * in + k];
+      for (int v = 0; v < kBlockVectors; ++v) sums[r][v] += xk * weights[v];
+    }
+  }
+  for (int v = 0; v < kBlockVectors; ++v) {
+    const int64_t o = b * kOutputBlock + v * kLanes;  // the vector's first output
+    if (o >= w.out) break;
+    if (o + kLanes <= w.out) {
+      finish_vector<R, sizeof(Lanes)>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out);
+    } else {
+      finish_vector<R, 0>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out, (w.out - o) * sizeof(float));
+    }
+  }
+}
+
+// group_block for a group of `rows` (1 to R) rows.
+template <int R>
+NMT_INLINE void group_of(int64_t rows, const float* x, const PackedFp32Weights& w, const float* bias, bool relu,
+                         float* out, int64_t b, Prefetch prefetch) {
+  if constexpr (R > 1) {
+    if (rows < R) return group_of<R - 1>(rows, x, w, bias, relu, out, b, prefetch);
+  }
+  group_block<R>(x, w, bias, relu, out, b, prefetch);
+}
+
+// Blocks [first, last) of the outputs of all rows, block by block, the rows
+// in groups of at most kGroupRows, as even as they come. The first group of
+// a block reads its weights from memory: it asks for them kAhead inputs
+// ahead. The second reads them from the cache and asks for the next block's
+// meanwhile, into the L2 cache (a block of 256 inputs is 64 KiB), so that
+// the next block's first group finds them there; the others ask for nothing.
+NMT_VECTOR_CLONES void product_blocks(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias,
+                                      bool relu, float* out, int64_t first, int64_t last) {
+  const int64_t groups = (rows + kGroupRows - 1) / kGroupRows;
+  for (int64_t b = first; b < last; ++b) {
+    int64_t row = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t n = rows / groups + (g < rows % groups ? 1 : 0);
+      const Prefetch prefetch = g == 0 ? Prefetch::kAhead : g == 1 ? Prefetch::kNextBlock : Prefetch::kNone;
+      group_of<kGroupRows>(n, x + row * w.in, w, bias, relu, out + row * w.out, b, prefetch);
+      row += n;
+    }
+  }
+}
+
+}  // namespace
+
+void step_product(const float* x, int64_t rows, const PackedFp32Weights& weights, const float* bias, bool relu,
+                  float* out) {
+  TORCH_CHECK(rows >= 1 && rows <= kStepRows, "step_product takes 1 to ", kStepRows, " rows, not ", rows);
+  TORCH_CHECK(weights.padded_in >= weights.in && weights.padded_in % 16 == 0, "step_product: ", weights.in,
+              " inputs padded to ", weights.padded_in);
+  const int64_t blocks = (weights.out + kOutputBlock - 1) / kOutputBlock;
+  // A block of 256 inputs is 64 KiB: ~1 us to stream, time enough for ~4
+  // rows' multiply-adds; more rows take longer in proportion. A task of
+  // under ~16 us is not worth waking a thread for.
+  const int64_t block_cost = weights.padded_in * kOutputBlock * std::max<int64_t>(rows, 4);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / block_cost);
+  at::parallel_for(0, blocks, grain, [&](int64_t first, int64_t last) {
+    product_blocks(x, rows, weights, bias, relu, out, first, last);
+  });
+}
+
+}  // namespace nmt::kernels
