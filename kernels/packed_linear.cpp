@@ -15,8 +15,8 @@
 #include <ATen/record_function.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "kernels/step_product.h"
 #include "kernels/int8_rows.h"
+#include "kernels/step_product.h"
 
 namespace nmt::kernels {
 namespace {
@@ -299,7 +299,7 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   if (rows == 0) return out;
   if (s.step_weights && rows <= kStepRows && x.scalar_type() == torch::kFloat && x.is_contiguous()) {
     step_product(x.data_ptr<float>(), rows, *s.step_weights, s.bias.defined() ? s.bias.data_ptr<float>() : nullptr,
-                     relu, out.data_ptr<float>());
+                 relu, out.data_ptr<float>());
     return out;
   }
   const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone

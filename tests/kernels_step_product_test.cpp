@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "kernels/step_product.h"
 #include "kernels/packed_linear.h"
+#include "kernels/step_product.h"
 #include "tests/test_support.h"
 #include "util/threads.h"
 
@@ -57,7 +57,7 @@ TEST(StepProduct, MatchesThePlainProductOnItsLayout) {
             const auto x = torch::randn({rows, in});
             auto got = torch::full({rows, out}, -7.0f);
             step_product(x.data_ptr<float>(), rows, weights, with_bias ? b.data_ptr<float>() : nullptr, relu,
-                             got.data_ptr<float>());
+                         got.data_ptr<float>());
             // fp32 sums of `in` terms of size ~0.2.
             EXPECT_TRUE(
                 test::tensors_close(got, double_product(x, w, with_bias ? b : torch::Tensor(), relu), 1e-5, 1e-6 * in))
