@@ -16,6 +16,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/int8_rows.h"
+#include "kernels/scratch.h"
 #include "kernels/step_product.h"
 
 namespace nmt::kernels {
@@ -84,12 +85,9 @@ struct Int8Scratch {
 };
 Int8Scratch& int8_scratch(int64_t rows, int64_t in, int64_t out) {
   thread_local Int8Scratch scratch;
-  const auto grow = [](auto& v, int64_t n) {
-    if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-  };
-  grow(scratch.input, rows * in);
-  grow(scratch.row_scales, rows);
-  grow(scratch.sums, rows * out);
+  grow_to(scratch.input, rows * in);
+  grow_to(scratch.row_scales, rows);
+  grow_to(scratch.sums, rows * out);
   return scratch;
 }
 

@@ -8,6 +8,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "kernels/scratch.h"
 #include "kernels/vector_exp.h"
 #include "kernels/vector_lanes.h"
 
@@ -38,13 +39,10 @@ struct RowScratch {
   std::vector<int64_t> at;    // [length]: element offset of position p of the row
   static RowScratch& of_this_thread(int64_t heads, int64_t d_head, int64_t length) {
     thread_local RowScratch s;
-    const auto fit = [](auto& v, int64_t n) {
-      if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-    };
-    fit(s.scores, heads * length);
-    fit(s.sum, heads * d_head);
-    fit(s.q, heads * d_head);
-    fit(s.at, length);
+    grow_to(s.scores, heads * length);
+    grow_to(s.sum, heads * d_head);
+    grow_to(s.q, heads * d_head);
+    grow_to(s.at, length);
     return s;
   }
 };

@@ -41,7 +41,7 @@ NMT_INLINE void finish_vector(const Lanes (&sums)[R][kBlockVectors], int v, cons
 
 // Which weights a group of rows asks the cache for while it computes (see
 // product_blocks).
-enum class Prefetch { kAhead, kNextBlock, kNone };
+enum class Prefetch { kThisBlock, kNextBlock, kNone };
 
 // Block b of the outputs of R rows (a group of the rows): the block's
 // weights read once, input by input, for every row of the group.
@@ -54,7 +54,7 @@ NMT_INLINE void group_block(const float* x, const PackedFp32Weights& w, const fl
   Lanes sums[R][kBlockVectors] = {};
   for (int64_t k = 0; k < in; ++k) {
     const float* weights_k = block + k * kOutputBlock;
-    if (prefetch == Prefetch::kAhead) {
+    if (prefetch == Prefetch::kThisBlock) {
       for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(weights_k + kAhead * kOutputBlock + v * kLanes);
     } else if (prefetch == Prefetch::kNextBlock) {
       for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(weights_k + block_floats + v * kLanes, 0, 2);
@@ -100,7 +100,7 @@ NMT_VECTOR_CLONES void product_blocks(const float* x, int64_t rows, const Packed
     int64_t row = 0;
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t n = rows / groups + (g < rows % groups ? 1 : 0);
-      const Prefetch prefetch = g == 0 ? Prefetch::kAhead : g == 1 ? Prefetch::kNextBlock : Prefetch::kNone;
+      const Prefetch prefetch = g == 0 ? Prefetch::kThisBlock : g == 1 ? Prefetch::kNextBlock : Prefetch::kNone;
       group_of<kGroupRows>(n, x + row * w.in, w, bias, relu, out + row * w.out, b, prefetch);
       row += n;
     }
