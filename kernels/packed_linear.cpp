@@ -46,7 +46,7 @@ constexpr int64_t kOwnConversionLimit = 1 << 16;
 // next call.
 void* to_bf16_scratch(const float* x, int64_t n) {
   thread_local std::vector<c10::BFloat16> converted;
-  if (static_cast<int64_t>(converted.size()) < n) converted.resize(static_cast<size_t>(n));
+  grow_to(converted, n);
   for (int64_t i = 0; i < n; ++i) converted[static_cast<size_t>(i)] = c10::BFloat16(x[i]);
   return converted.data();
 }
@@ -54,7 +54,7 @@ void* to_bf16_scratch(const float* x, int64_t n) {
 // A thread's scratch memory for the product, grown as needed.
 void* thread_scratchpad(size_t bytes) {
   thread_local std::vector<uint8_t> scratch;
-  if (scratch.size() < bytes) scratch.resize(bytes);
+  grow_to(scratch, static_cast<int64_t>(bytes));
   return scratch.data();
 }
 
