@@ -13,22 +13,10 @@ RUN apt-get update \
       libcpp-httplib-dev libjemalloc-dev libicu-dev libgumbo-dev libcld2-dev libopenblas0-pthread \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY CMakeLists.txt ./
-COPY cmake ./cmake
-COPY app ./app
-COPY cli ./cli
-COPY util ./util
-COPY text ./text
-COPY vocab ./vocab
-COPY eval ./eval
-COPY kernels ./kernels
-COPY model ./model
-COPY storage ./storage
-COPY data ./data
-COPY decode ./decode
-COPY distributed ./distributed
-COPY train ./train
-COPY serve ./serve
+# The whole source tree: .dockerignore keeps out what is not source (build
+# outputs, runs, downloaded data, node_modules, docs), so a new folder of code
+# cannot be forgotten here.
+COPY . .
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNMT_BUILD_TESTS=OFF -DNMT_BUILD_BENCH=OFF \
       -DCMAKE_INSTALL_PREFIX=/opt/nmt \
  && cmake --build build -j"$(nproc)" \

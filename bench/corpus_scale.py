@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Training data at scale (README, "Several corpora, large corpora"): for
+"""Training data at scale (docs/training.md, "Several corpora, large corpora"): for
 each size, a synthetic corpus of that many pairs on disk (bench/data_bench
 --phase generate: Multi30k sentences, alone or two joined, gzip), then the
 trainer on it with a shared data.cache_dir, three times:
@@ -18,7 +18,7 @@ highest RssAnon. Disk: the text, the id cache and the vocabulary.
 
   bench/corpus_scale.py OUT_DIR [PAIRS ...]     (default 1000000 5000000 20000000)
 
-The sentences come from NMT_MULTI30K (default ../shared/data/multi30k, its
+The sentences come from NMT_MULTI30K (default data/multi30k from scripts/get_data.sh, its
 train.de.gz and train.en.gz); without them, from a toy language.
 
 Run from the repository root after scripts/build.sh (build/trainer and
@@ -32,7 +32,7 @@ import sys
 import time
 
 BUILD = os.environ.get("NMT_BUILD_DIR", "build")
-MULTI30K = os.path.abspath(os.environ.get("NMT_MULTI30K", "../shared/data/multi30k"))
+MULTI30K = os.path.abspath(os.environ.get("NMT_MULTI30K", "data/multi30k"))
 
 
 def status_kib(pid, key):
@@ -123,7 +123,7 @@ def measure(out, pairs):
     os.makedirs(work, exist_ok=True)
     if not os.path.exists(f"{work}/gen.en.gz"):
         subprocess.run([f"{BUILD}/data_bench", "--phase", "generate", "--pairs", str(pairs), "--work", work,
-                        "--shared", MULTI30K], check=True)
+                        "--multi30k", MULTI30K], check=True)
     subprocess.run(["rm", "-rf", f"{work}/cache", f"{work}/run1", f"{work}/run2"], check=True)
     config = f"{work}/config.json"
     with open(config, "w") as f:

@@ -4,7 +4,8 @@
 //   data_bench --phase generate     writes a generated corpus of --pairs pairs (gzip)
 //   data_bench --phase vocab        vocabulary from a sample of the generated corpus
 //   data_bench --phase scale        encodes, caches and batches the generated corpus
-// Options: --pairs N (1000000), --work DIR (/tmp/nmt_data_bench), --threads N (0: all).
+// Options: --pairs N (1000000), --work DIR (/tmp/nmt_data_bench), --threads N (0: all),
+// --multi30k DIR (data/multi30k, from scripts/get_data.sh multi30k).
 // Each phase prints its figures and the process's peak RSS (getrusage ru_maxrss).
 #include <sys/resource.h>
 
@@ -36,8 +37,9 @@ struct Options {
   int64_t pairs = 1000000;
   std::string work = "/tmp/nmt_data_bench";
   int threads = 0;
-  // CMake compiles with absolute paths: the repository's ../shared beside it.
-  std::string shared = (fs::path(__FILE__).parent_path() / "../../shared/data/multi30k").lexically_normal().string();
+  // CMake compiles with absolute paths: the repository's data/multi30k
+  // (scripts/get_data.sh multi30k).
+  std::string multi30k = (fs::path(__FILE__).parent_path() / "../data/multi30k").lexically_normal().string();
 };
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -98,7 +100,7 @@ void print_epoch(const EpochFigures& f) {
 }
 
 int phase_multi30k(const Options& o) {
-  const std::string src = o.shared + "/train.de.gz", tgt = o.shared + "/train.en.gz";
+  const std::string src = o.multi30k + "/train.de.gz", tgt = o.multi30k + "/train.en.gz";
   if (!fs::exists(src) || !fs::exists(tgt)) {
     std::printf("multi30k: skipped, %s not found\n", src.c_str());
     return 0;
@@ -132,8 +134,8 @@ int phase_multi30k(const Options& o) {
 // so lengths and vocabulary stay natural; a toy language without Multi30k.
 int phase_generate(const Options& o) {
   std::vector<std::string> de, en;
-  if (fs::exists(o.shared + "/train.de.gz")) {
-    nmt::text::LineReader a(o.shared + "/train.de.gz"), b(o.shared + "/train.en.gz");
+  if (fs::exists(o.multi30k + "/train.de.gz")) {
+    nmt::text::LineReader a(o.multi30k + "/train.de.gz"), b(o.multi30k + "/train.en.gz");
     std::string_view x, y;
     while (a.next(x) && b.next(y)) {
       de.emplace_back(x);
@@ -222,7 +224,7 @@ Options parse(int argc, char** argv) {
     else if (key == "--pairs") o.pairs = std::stoll(value);
     else if (key == "--work") o.work = value;
     else if (key == "--threads") o.threads = std::stoi(value);
-    else if (key == "--shared") o.shared = value;
+    else if (key == "--multi30k") o.multi30k = value;
     else throw nmt::UsageError("Unknown option " + key);
   }
   return o;
@@ -244,7 +246,7 @@ int main(int argc, char** argv) {
     const std::string self = fs::read_symlink("/proc/self/exe").string();
     for (const char* phase : {"multi30k", "generate", "vocab", "scale"}) {
       std::string cmd = "'" + self + "' --phase " + phase + " --pairs " + std::to_string(o.pairs) + " --work '" +
-                        o.work + "' --threads " + std::to_string(o.threads) + " --shared '" + o.shared + "'";
+                        o.work + "' --threads " + std::to_string(o.threads) + " --multi30k '" + o.multi30k + "'";
       std::fflush(stdout);
       if (std::system(cmd.c_str()) != 0) return 1;
     }

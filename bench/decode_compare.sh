@@ -9,9 +9,9 @@
 #   git worktree add /tmp/landed <commit>
 #   cmake -S /tmp/landed -B /tmp/landed/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNMT_BUILD_TESTS=OFF
 #   cmake --build /tmp/landed/build --target decode_bench
-# Then, for README's table:
+# Then, for docs/performance.md's table:
 #   bench/decode_compare.sh /tmp/landed/build/decode_bench build/decode_bench \
-#     runs/multi30k_de_en:300 runs/base_de_en:100 -- --ref ../shared/data/multi30k/val.en.gz
+#     runs/multi30k_de_en:300 runs/base_de_en:100 -- --ref data/multi30k/val.en.gz
 # By default every axis: fp32 and bf16, beam 1 and 4, batch 1 and 32, one and
 # two batches at once, on 2 threads, from the validation source; options
 # after "--" go to decode_bench and replace the defaults they name.
@@ -35,7 +35,7 @@ done
 
 # Each default unless the options after "--" name it.
 defaults=()
-for pair in "--src ../shared/data/multi30k/val.de.gz" "--ratio-limit 0" "--threads 2" "--precisions fp32,bf16" \
+for pair in "--src data/multi30k/val.de.gz" "--ratio-limit 0" "--threads 2" "--precisions fp32,bf16" \
             "--beams 1,4" "--batches 1,32" "--parallel-batches 1,2"; do
   read -r name value <<< "$pair"
   [[ " $* " == *" $name "* ]] || defaults+=("$name" "$value")

@@ -1,4 +1,4 @@
-// The one place where exceptions become the exit codes of README's Errors.
+// The one place where exceptions become the exit codes of docs/errors.md.
 #pragma once
 
 #include <functional>

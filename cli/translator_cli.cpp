@@ -1,4 +1,4 @@
-// translator (README, "Translate"): translate lines with a trained model directory, score
+// translator (docs/translating.md): translate lines with a trained model directory, score
 // translations against references, export weights, draw cross-attention.
 #include "cli/translator_cli.h"
 

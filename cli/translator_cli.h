@@ -1,5 +1,5 @@
 #pragma once
 namespace nmt::cli {
-// Parses the translator's command line (README, "Translate" and "Serve") and runs it.
+// Parses the translator's command line (docs/translating.md, docs/serving.md) and runs it.
 int translator_main(int argc, char** argv);
 }  // namespace nmt::cli

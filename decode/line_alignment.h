@@ -17,7 +17,7 @@ namespace nmt::decode {
 
 // The decoder layer that aligns words best: the second to last (the last
 // for a one-layer model). Measured on the sample model: 98.1% of nouns and
-// adjectives, the last layer 96.0%, the first 78.5% (README, HTML).
+// adjectives, the last layer 96.0%, the first 78.5% (docs/translating.md, HTML).
 int64_t default_alignment_layer(Translator& translator);
 
 // Cross-attention of each piece's best hypothesis at `layer` (an undefined

@@ -49,7 +49,7 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
   // fp32 keeps both: oneDNN's product on packed weights when OpenBLAS has one
   // thread; with OpenBLAS's pool (training's fp32 thread plan, whose
   // validation decodes too, gives ATen's, and so oneDNN's, half the cores)
-  // OpenBLAS's (README's Speed).
+  // OpenBLAS's (docs/performance.md).
   if (packed && (!weight.defined() || openblas_alone)) return packed->forward(x, relu);
   if (x.dim() == 2) return activated(torch::linear(x, weight, bias));
   // As rows: a 2-D input takes the fused bias path (addmm), a 3-D one a

@@ -6,7 +6,7 @@
 // rows) that copy costs as much as the product (oneDNN alone, packed vs plain
 // bf16 weights: 1.05-1.4x faster at 128 rows, 1.3-1.5x at 32, 3-4x at 4). In
 // fp32 it serves batches decoded on one thread, where it beats OpenBLAS's
-// addmm (README's Speed); products of up to 128 rows (a decoding step's) read
+// addmm (docs/performance.md); products of up to 128 rows (a decoding step's) read
 // the packed weights with a kernel of ours (kernels/step_product.h) instead
 // of oneDNN's. In int8 (dtype kChar) the weights are quantized per
 // output and each call's inputs per row (kernels/int8_rows.h), oneDNN sums

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Docker image and proves it works: `translator --help`, a short
-# training on a mounted directory, a resume, a translation, and the server
-# answering both APIs from outside, failing loudly on any step. Uses `docker`
+# training on a mounted directory, a resume, a translation, the image's
+# default command (the sample demo), and the server with --models-dir
+# answering curl, three LibreTranslate client libraries from npm and the page
+# in Debian's chromium from outside, then exiting 0 on SIGTERM; prints the
+# image's size and the server's startup time. Fails loudly on any step. Uses `docker`
 # where an engine answers; otherwise, as root on Debian, podman + buildah with
 # a debootstrap base image (no registry needed).
 set -euo pipefail
@@ -29,34 +32,17 @@ cat > "$work/tiny.json" <<'JSON'
 }
 JSON
 
-if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+. scripts/lib/container.sh
+if docker_engine; then
   step "building the image with docker"
   docker build -t "$image" . || fail "docker build"
   run() { docker run --rm -i -v "$work:/work" "$image" "$@"; }
 else
-  [ "$(id -u)" -eq 0 ] || fail "no Docker engine; the podman/buildah route needs root"
-  step "no Docker engine: installing podman, buildah, debootstrap"
-  command -v podman >/dev/null && command -v buildah >/dev/null && command -v debootstrap >/dev/null ||
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman buildah debootstrap >/dev/null
-  if ! podman image exists docker.io/library/debian:bookworm-slim; then
-    step "making a local debian:bookworm-slim base image with debootstrap"
-    mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
-    rootfs=$(mktemp -d /tmp/nmt-rootfs.XXXXXX)
-    debootstrap --variant=minbase bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" >/dev/null ||
-      fail "debootstrap"
-    tar -C "$rootfs" -c . | podman import - docker.io/library/debian:bookworm-slim >/dev/null || fail "podman import"
-    rm -rf "$rootfs"
-  fi
+  step "no Docker engine: podman, buildah and a debootstrap base image"
+  container_prepare || fail "preparing podman/buildah"
   step "building the image with podman (chroot isolation)"
   podman build --isolation=chroot --network=host -t "$image" . || fail "podman build"
-  run() {
-    local c
-    c=$(buildah from --pull=never "localhost/$image")
-    buildah run --isolation chroot -v "$work:/work" "$c" -- "$@"
-    local rc=$?
-    buildah rm "$c" >/dev/null
-    return $rc
-  }
+  run() { container_docker run -v "$work:/work" "$image" "$@"; }
 fi
 
 step "image size"
@@ -79,40 +65,74 @@ echo "The man sees the dog." | run translator --model /work/run --beam 2 > "$wor
 [ "$(wc -l < "$work/out.txt")" -eq 1 ] || fail "expected one output line"
 echo "output: $(cat "$work/out.txt")"
 
-step "serve: translator --serve in the image, both APIs from outside, SIGTERM ends it with exit 0"
+step "the image's default command: the sample demo into the mounted directory"
+cmd=$( (docker image inspect --format '{{json .Config.Cmd}}' "$image" 2>/dev/null ||
+       podman image inspect --format '{{json .Config.Cmd}}' "localhost/$image") | head -n 1)
+[ "$cmd" = '["nmt-demo"]' ] || fail "the image's default command is $cmd, not nmt-demo"
+run nmt-demo > "$work/demo.log" 2>&1 || { tail -n 20 "$work/demo.log"; fail "the sample demo (nmt-demo)"; }
+grep -E '^BLEU|"bleu"|BLEU' "$work/demo.log" | tail -n 2
+[ -f "$work/sample-run/test.hyp.de" ] || fail "the demo wrote no translations to the volume"
+
+step "serve: translator --serve --models-dir in the image, answering curl, LibreTranslate clients and the page"
+mkdir -p "$work/models"
+cp -r "$work/run" "$work/models/en-de"
 port=${NMT_PROOF_PORT:-18089}
-if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
-  cid=$(docker run -d -p "$port:$port" -v "$work:/work" "$image" \
-        translator --model /work/run --serve --host 0.0.0.0 --port "$port") || fail "docker run --serve"
+started=$(date +%s%N)
+if docker_engine; then
+  cid=$(docker run -d -p "$port:$port" -v "$work/models:/models:ro" "$image" \
+        translator --serve --models-dir /models --host 0.0.0.0 --port "$port") || fail "docker run --serve"
   stop_server() { docker stop -t 30 "$cid" >/dev/null; server_rc=$(docker wait "$cid"); docker rm "$cid" >/dev/null; }
 else
   c=$(buildah from --pull=never "localhost/$image")
-  buildah run --isolation chroot --network host -v "$work:/work" "$c" -- \
-    translator --model /work/run --serve --host 0.0.0.0 --port "$port" > "$work/serve.log" 2>&1 &
+  buildah run --isolation chroot --network host -v "$work/models:/models:ro" "$c" -- \
+    translator --serve --models-dir /models --host 0.0.0.0 --port "$port" > "$work/serve.log" 2>&1 &
   server=$!
-  # buildah's own command line holds the translator's, so find the server by
-  # its name and its root, which is the container's and not the host's.
   stop_server() {
-    local p
-    for p in $(pgrep -x translator); do
-      if [ "$(readlink "/proc/$p/root")" != / ]; then kill -TERM "$p"; fi
-    done
+    container_stop_translators
     server_rc=0
     wait "$server" || server_rc=$?
     buildah rm "$c" >/dev/null
   }
 fi
-for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/ready" >/dev/null 2>&1 && break; sleep 0.2; done
+for _ in $(seq 600); do curl -sf "http://127.0.0.1:$port/ready" >/dev/null 2>&1 && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$port/ready" || { cat "$work/serve.log" 2>/dev/null; fail "the server did not get ready"; }
 echo
+echo "startup: $(( ($(date +%s%N) - started) / 1000000 )) ms from starting the container to /ready answering 200" |
+  tee "$work/startup.txt"
+text="The man sees the dog."
+languages=$(curl -sf "http://127.0.0.1:$port/languages") || fail "GET /languages"
+echo "languages: $languages"
+echo "$languages" | grep -q '"code":"en"' || fail "/languages does not list en"
 answer=$(curl -sf "http://127.0.0.1:$port/translate" -H 'Content-Type: application/json' \
-  -d '{"q": ["The man sees the dog.", "A dog."], "source": "en", "target": "de"}') || fail "POST /translate"
+  -d "{\"q\": [\"$text\", \"A dog.\"], \"source\": \"en\", \"target\": \"de\"}") || fail "POST /translate"
 echo "LibreTranslate API: $answer"
 echo "$answer" | grep -q '"translatedText":\[' || fail "no translatedText array in the answer"
+one=$(curl -sf "http://127.0.0.1:$port/translate" -d "q=$text&source=en&target=de" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["translatedText"])') || fail "POST /translate (form)"
 answer=$(curl -sf "http://127.0.0.1:$port/translator/translate" -H 'Content-Type: application/json' \
-  -d '[{"src": "The man sees the dog.", "id": 100}]') || fail "POST /translator/translate"
+  -d "[{\"src\": \"$text\", \"id\": 100}]") || fail "POST /translator/translate"
 echo "OpenNMT-py API: $answer"
 echo "$answer" | grep -q '"pred_score"' || fail "no pred_score in the answer"
+
+# Clients from outside the container, as users install them (npm) and use
+# them (Debian's chromium on the page).
+command -v node >/dev/null && command -v npm >/dev/null ||
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+[ -x /usr/bin/chromium ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+[ -d tests/clients/node_modules/libretranslate-ts ] && [ -d tests/clients/node_modules/puppeteer-core ] ||
+  npm install --prefix tests/clients --no-audit --no-fund --loglevel=error >/dev/null || fail "npm install --prefix tests/clients"
+clients=$(node tests/clients/one_pair_clients.mjs "$port" en de "$text") || fail "the LibreTranslate client libraries"
+echo "LibreTranslate clients from npm: $clients"
+expected=$(python3 -c 'import json,sys; print(json.dumps({k: sys.argv[1] for k in ("translate", "libretranslate", "libretranslate_ts")}, sort_keys=True))' "$one")
+[ "$(echo "$clients" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')" = "$expected" ] ||
+  fail "a client library got another answer than the server's own ($one)"
+mkdir -p "$work/page"
+seen=$(node tests/clients/page_test.mjs "$port" "{\"source\": \"en\", \"target\": \"de\", \"text\": \"$text\"}" "$work/page") ||
+  fail "the page in chromium"
+echo "the page in chromium: $seen"
+typed=$(echo "$seen" | python3 -c 'import json,sys; print(json.load(sys.stdin)["typed"])')
+[ "$typed" = "$one" ] || fail "the page showed '$typed', the API answered '$one'"
+[ -s "$work/page/page_wide.png" ] || fail "no screenshot of the page"
 stop_server
 [ "$server_rc" = 0 ] || fail "the server exited with $server_rc after SIGTERM, not 0"
 echo "the server exited 0 after SIGTERM"

@@ -1,4 +1,4 @@
-// A trained model directory (README, "Train on your own data"): config.json, vocab/,
+// A trained model directory (docs/training.md): config.json, vocab/,
 // checkpoints/{last,best,average,step-N}.pt and scores.json (the final
 // validation of best.pt and average.pt), decoding.json (the search the final
 // validation chose). What the translator needs to run.

@@ -1,5 +1,5 @@
 // BLEU and the 13a tokenizer against hand-worked cases and sacreBLEU 2.6.0's
-// own numbers (shared/fixtures/sacrebleu/expected.json).
+// own numbers (tests/fixtures/sacrebleu/expected.json).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,7 +27,7 @@ using nmt::eval::tokenize_13a;
 // expected.json rounds scores to 4 decimals.
 constexpr double kScoreTol = 5e-5 + 1e-9;
 
-const std::string kFixtureDir = NMT_SOURCE_DIR "/../shared/fixtures/sacrebleu";
+const std::string kFixtureDir = nmt::test::sacrebleu_fixture_dir();
 
 TEST(Tokenizer13a, SplitsPunctuationButKeepsApostrophesAndHyphens) {
   EXPECT_EQ(tokenize_13a("Hello, world!"), "Hello , world !");
@@ -111,9 +111,7 @@ TEST(Bleu, StreamingAccumulationEqualsBatch) {
 }
 
 TEST(Bleu, MatchesSacrebleuFixture) {
-  if (!std::filesystem::exists(kFixtureDir + "/expected.json")) {
-    GTEST_SKIP() << "sacreBLEU fixture not found at " << kFixtureDir;
-  }
+  ASSERT_TRUE(std::filesystem::exists(kFixtureDir + "/expected.json")) << "sacreBLEU fixture not found at " << kFixtureDir;
   std::ifstream in(kFixtureDir + "/expected.json");
   const nlohmann::json expected = nlohmann::json::parse(in);
   const auto refs = nmt::test::read_lines_like_sacrebleu(kFixtureDir + "/" + expected["ref"].get<std::string>());

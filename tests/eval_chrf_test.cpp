@@ -1,5 +1,5 @@
 // chrF2 against hand-worked cases and sacreBLEU 2.6.0's own numbers
-// (shared/fixtures/sacrebleu/expected.json).
+// (tests/fixtures/sacrebleu/expected.json).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,7 +20,7 @@ using nmt::eval::ChrfStats;
 using nmt::eval::compute_chrf;
 using nmt::eval::corpus_chrf;
 
-const std::string kChrfFixtureDir = NMT_SOURCE_DIR "/../shared/fixtures/sacrebleu";
+const std::string kChrfFixtureDir = nmt::test::sacrebleu_fixture_dir();
 
 double chrf(const std::string& hyp, const std::string& ref) { return corpus_chrf({hyp}, {ref}); }
 
@@ -85,9 +85,7 @@ TEST(Chrf, CorpusSumsStatisticsAndStreamsLikeBatch) {
 }
 
 TEST(Chrf, MatchesSacrebleuFixture) {
-  if (!std::filesystem::exists(kChrfFixtureDir + "/expected.json")) {
-    GTEST_SKIP() << "sacreBLEU fixture not found at " << kChrfFixtureDir;
-  }
+  ASSERT_TRUE(std::filesystem::exists(kChrfFixtureDir + "/expected.json")) << "sacreBLEU fixture not found at " << kChrfFixtureDir;
   std::ifstream in(kChrfFixtureDir + "/expected.json");
   const nlohmann::json expected = nlohmann::json::parse(in);
   const auto refs = nmt::test::read_lines_like_sacrebleu(kChrfFixtureDir + "/" + expected["ref"].get<std::string>());

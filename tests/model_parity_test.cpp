@@ -24,9 +24,8 @@ class ReferenceParity : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test::reference_fixture_dir();
-    if (!std::filesystem::exists(dir_ + "/config.json")) {
-      GTEST_SKIP() << "reference fixture not found at " << dir_ << " (set NMT_REFERENCE_FIXTURE)";
-    }
+    ASSERT_TRUE(std::filesystem::exists(dir_ + "/config.json"))
+        << "reference fixture not found at " << dir_ << " (committed in tests/fixtures/reference; NMT_REFERENCE_FIXTURE overrides)";
     config_ = reference_model_config(read_json_file(dir_ + "/config.json"), dir_ + "/config.json");
     model_ = Transformer(config_);
     storage::load_state_dict(*model_, storage::read_state_dict_file(dir_ + "/state_dict.pt"), dir_ + "/state_dict.pt");

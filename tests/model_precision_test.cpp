@@ -78,7 +78,7 @@ TEST(Precision, TrainConfigValidatesAndReadsTheLegacySwitch) {
 // within 2%. The residual stream, LayerNorm and softmax statistics run in fp32.
 TEST(Precision, Bf16ForwardMatchesFp32OnTheReferenceFixture) {
   const std::string dir = test::reference_fixture_dir();
-  if (!std::filesystem::exists(dir + "/config.json")) GTEST_SKIP() << "reference fixture not found at " << dir;
+  ASSERT_TRUE(std::filesystem::exists(dir + "/config.json")) << "reference fixture not found at " << dir;
   if (!at::hasMKLDNN()) GTEST_SKIP() << "LibTorch without oneDNN: no CPU bf16";
   auto config = reference_model_config(read_json_file(dir + "/config.json"), dir + "/config.json");
   model::Transformer m(config);

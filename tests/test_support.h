@@ -3,7 +3,10 @@
 // needs one builds, and the locations of fixtures.
 #pragma once
 
+#include <sys/wait.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
@@ -99,13 +102,37 @@ inline std::string binary_dir() {
   return env ? env : NMT_BINARY_DIR;
 }
 
-// ../shared beside the checkout (CI has it).
-inline std::string shared_dir() { return source_dir() + "/../shared"; }
+// The fixtures committed with the tests (tests/fixtures/README.md says where
+// each comes from). They are part of the checkout: a test that misses one
+// fails, naming the path, instead of skipping.
+inline std::string fixtures_dir() { return source_dir() + "/tests/fixtures"; }
 
-// The reference parity fixture: $NMT_REFERENCE_FIXTURE or ../shared/fixtures/reference.
+// The reference parity fixture: $NMT_REFERENCE_FIXTURE (another fixture of the
+// same layout, other shapes) or tests/fixtures/reference.
 inline std::string reference_fixture_dir() {
   const char* env = std::getenv("NMT_REFERENCE_FIXTURE");
-  return env ? env : shared_dir() + "/fixtures/reference";
+  return env ? env : fixtures_dir() + "/reference";
+}
+
+// sacreBLEU 2.6.0's scores of hypothesis files against one reference.
+inline std::string sacrebleu_fixture_dir() { return fixtures_dir() + "/sacrebleu"; }
+
+struct CommandResult {
+  int code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `command` through the shell, capturing stdout and stderr.
+inline CommandResult run_command(const std::string& command) {
+  CommandResult r;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 // `s` as one single-quoted shell word.

@@ -1,5 +1,5 @@
 // Reading text files: plain and gzip, line ends, and every bad input a file
-// can carry (README, Errors), each a DataError naming the file (and line).
+// can carry (docs/errors.md), each a DataError naming the file (and line).
 #include <gtest/gtest.h>
 
 #include <fstream>

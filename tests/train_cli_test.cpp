@@ -1,4 +1,4 @@
-// The trainer executable's answers to bad input (README, Errors): one clear
+// The trainer executable's answers to bad input (docs/errors.md): one clear
 // message naming the file, and exit 2 for config errors, 3 for data and
 // checkpoint errors.
 #include <filesystem>

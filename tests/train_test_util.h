@@ -88,24 +88,6 @@ inline void use_weighted_corpora(nlohmann::json& config, const std::string& dir)
   data.erase("train_tgt");
 }
 
-struct CommandResult {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs `command` through the shell, capturing stdout and stderr.
-inline CommandResult run_command(const std::string& command) {
-  CommandResult r;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 inline std::string trainer_binary() { return binary_dir() + "/trainer"; }
 
 inline std::vector<std::string> trainer_args(const std::string& config, const std::string& out, bool resume = false) {

@@ -104,8 +104,8 @@ TEST_F(TranslatorCli, UsageErrorsExitTwo) {
 }
 
 TEST_F(TranslatorCli, ScoresHypothesisFilesLikeSacreBleu) {
-  const std::string dir = test::shared_dir() + "/fixtures/sacrebleu";
-  if (!fs::exists(dir + "/expected.json")) GTEST_SKIP() << "no sacreBLEU fixture at " << dir;
+  const std::string dir = test::sacrebleu_fixture_dir();
+  ASSERT_TRUE(fs::exists(dir + "/expected.json")) << "no sacreBLEU fixture at " << dir;
   const auto expected = nlohmann::json::parse(read_all(dir + "/expected.json"));
   for (const auto& c : expected.at("cases")) {
     const std::string hyp = c.at("hyp").get<std::string>();

@@ -1,4 +1,4 @@
-// The training run behind `trainer` (README, "Train on your own data"):
+// The training run behind `trainer` (docs/training.md):
 // prepares vocabulary and data, trains with periodic validation and
 // checkpoints, and resumes exactly. The Trainer owns the run's objects and
 // hands each job to one of them (docs/architecture.md, "The training run").

@@ -1,4 +1,4 @@
-// Exceptions that carry the process exit code of README's Errors.
+// Exceptions that carry the process exit code of docs/errors.md.
 // Thrown anywhere with a full sentence naming the value and file; caught once
 // in each main (cli/run_main.h) and turned into the exit code.
 #pragma once

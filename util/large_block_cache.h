@@ -7,7 +7,7 @@
 // anew among them: its resident set drifts up to the widest layout it has
 // ever made, not to what the step needs, and giving free pages back only
 // makes the next steps fault them in and spread again (a 30% swing in the
-// 60-minute recipe run, README "Memory").
+// 60-minute recipe run, docs/memory.md).
 //
 // This cache takes the CPU tensors of at least `min_bytes` instead. Each is a
 // mapping of its own, rounded up to a size class (eighths of a power of two,

@@ -28,7 +28,7 @@ ThreadPlan configure_cpu_threads(int n, Precision precision = Precision::kFp32, 
 // kernels/inference_weights.h) and OpenBLAS one thread (or blas_threads when
 // >= 1). Training's fp32 plan (1 ATen x 2 OpenBLAS threads on 2 cores) made
 // fp32 decoding of one batch 2.4-4.7x slower than this on an Intel Xeon with
-// AMX (bench/decode_bench, README's Speed), and 2 x 2 oversubscribes.
+// AMX (bench/decode_bench, docs/performance.md), and 2 x 2 oversubscribes.
 ThreadPlan configure_decoding_threads(int n, int blas_threads = -1);
 
 // OpenBLAS's pool size, or -1 when the BLAS in use is not OpenBLAS.
