@@ -66,9 +66,9 @@ echo "The man sees the dog." | run translator --model /work/run --beam 2 > "$wor
 echo "output: $(cat "$work/out.txt")"
 
 step "the image's default command: the sample demo into the mounted directory"
-cmd=$( (docker image inspect --format '{{json .Config.Cmd}}' "$image" 2>/dev/null ||
-       podman image inspect --format '{{json .Config.Cmd}}' "localhost/$image") | head -n 1)
-[ "$cmd" = '["nmt-demo"]' ] || fail "the image's default command is $cmd, not nmt-demo"
+if docker_engine; then cmd=$(docker image inspect --format '{{join .Config.Cmd " "}}' "$image")
+else cmd=$(container_default_cmd "$image"); fi
+[ "$cmd" = nmt-demo ] || fail "the image's default command is '$cmd', not nmt-demo"
 run nmt-demo > "$work/demo.log" 2>&1 || { tail -n 20 "$work/demo.log"; fail "the sample demo (nmt-demo)"; }
 grep -E '^BLEU|"bleu"|BLEU' "$work/demo.log" | tail -n 2
 [ -f "$work/sample-run/test.hyp.de" ] || fail "the demo wrote no translations to the volume"
