@@ -3,7 +3,7 @@
 # repository root, so that the front page cannot rot; stops at the first
 # command that fails, naming it.
 #
-#   scripts/check_readme.sh [--data-from DIR] [--minutes N] [--skip REGEX]... [--list]
+#   scripts/check_readme.sh [--data-from DIR] [--minutes N] [--skip REGEX]... [--blocks N,M] [--list]
 #
 # How the commands run:
 # - each line is one command (a line ending in '\' goes on on the next);
@@ -21,18 +21,20 @@
 #   Multi30k recipe trains for 60 minutes as written);
 # - --skip REGEX: commands matching REGEX are listed as skipped, not run
 #   (e.g. 'scripts/test.sh', which .ci/run runs anyway).
-# --list prints the commands and runs nothing.
+# --blocks N,M runs only those blocks (counted from 1, in the README's order),
+# to go on after a fix; --list prints the commands and runs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 me=scripts/check_readme.sh
-data_from="" minutes="" list=0 skips=()
+data_from="" minutes="" list=0 skips=() blocks=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --data-from) data_from=$(cd "$2" && pwd); shift 2 ;;
     --minutes) minutes=$2; shift 2 ;;
     --skip) skips+=("$2"); shift 2 ;;
+    --blocks) blocks=",$2,"; shift 2 ;;
     --list) list=1; shift ;;
-    *) echo "usage: $me [--data-from DIR] [--minutes N] [--skip REGEX]... [--list]" >&2; exit 2 ;;
+    *) echo "usage: $me [--data-from DIR] [--minutes N] [--skip REGEX]... [--blocks N,M] [--list]" >&2; exit 2 ;;
   esac
 done
 
@@ -66,8 +68,9 @@ stop_servers() {
     if [[ "${server_names[$i]}" == docker* ]] && [ -z "$docker_engine_here" ]; then
       container_stop_translators
     else
-      pkill -TERM -P "${servers[$i]}" 2>/dev/null || true
-      kill -TERM "${servers[$i]}" 2>/dev/null || true
+      # bash -c runs a lone command in its own process; otherwise the
+      # server is its child, and bash exits with the server's status.
+      pkill -TERM -P "${servers[$i]}" 2>/dev/null || kill -TERM "${servers[$i]}" 2>/dev/null || true
     fi
     rc=0
     wait "${servers[$i]}" || rc=$?
@@ -82,6 +85,7 @@ ran=0 skipped=() n=0 block=0
 while IFS=$'\t' read -r b cmd; do
   n=$((n + 1))
   if [ "$b" != "$block" ]; then stop_servers; block=$b; fi
+  if [ -n "$blocks" ] && [[ "$blocks" != *",$b,"* ]]; then continue; fi
   for s in "${skips[@]}"; do
     if [[ "$cmd" =~ $s ]]; then skipped+=("$cmd"); echo "-- skipped (--skip '$s'): $cmd"; continue 2; fi
   done
@@ -108,7 +112,7 @@ while IFS=$'\t' read -r b cmd; do
     echo "   ready on port $port"
   else
     start=$(date +%s)
-    if ! bash -o pipefail -c "$run" > "$log" 2>&1 < /dev/null; then
+    if ! bash -c "$run" > "$log" 2>&1 < /dev/null; then  # as a user's shell: a pipeline's status is its last command's
       tail -n 30 "$log"
       echo "$me: FAILED: [$n] $cmd (log: $log)" >&2
       exit 1
