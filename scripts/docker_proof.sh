@@ -75,7 +75,7 @@ grep -E '^BLEU|"bleu"|BLEU' "$work/demo.log" | tail -n 2
 
 step "serve: translator --serve --models-dir in the image, answering curl, LibreTranslate clients and the page"
 mkdir -p "$work/models"
-cp -r "$work/run" "$work/models/en-de"
+cp -r "$work/sample-run" "$work/models/en-de"  # the demo's model: translations worth reading
 port=${NMT_PROOF_PORT:-18089}
 started=$(date +%s%N)
 if docker_engine; then
