@@ -53,9 +53,10 @@ commands=$(awk '
 if [ "$list" = 1 ]; then echo "$commands"; exit 0; fi
 
 log_dir=$(mktemp -d /tmp/nmt-readme.XXXXXX)
-if ! docker_engine_here=$(command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo 1); then docker_engine_here=""; fi
+. scripts/lib/container.sh
+docker_engine_here=""
+if docker_engine; then docker_engine_here=1; fi
 if [ -z "$docker_engine_here" ] && grep -q $'\t''docker ' <<<"$commands"; then
-  . scripts/lib/container.sh
   container_prepare
   docker() { container_docker "$@"; }
   export -f docker container_docker container_default_cmd
