@@ -19,11 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -58,7 +53,7 @@ std::vector<std::string> flags_after(const std::string& command, const std::stri
 }
 
 TEST(Readme, IsAFrontPageWithTheTwoCommandsNearTheTop) {
-  const auto lines = split_lines(read_file(source_dir() + "/README.md"));
+  const auto lines = split_lines(read_text(source_dir() + "/README.md"));
   EXPECT_LE(lines.size(), 320u) << "README.md is the front page: details belong in docs/";
   std::string top;
   for (std::size_t i = 0; i < std::min<std::size_t>(40, lines.size()); ++i) top += lines[i] + "\n";
@@ -110,7 +105,7 @@ TEST(Docs, RelativeLinksLeadToFilesThatExist) {
   const std::regex link("\\]\\(([^)\\s]+)\\)|src=\"([^\"]+)\"");
   int checked = 0;
   for (const auto& page : pages) {
-    const std::string text = read_file(page.string());
+    const std::string text = read_text(page.string());
     for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) {
       std::string target = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
       if (target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0) continue;

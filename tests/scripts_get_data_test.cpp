@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/data_test_util.h"
 #include "tests/test_support.h"
 
 namespace nmt::test {
@@ -17,15 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string script() { return source_dir() + "/scripts/get_data.sh"; }
-
-void write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -40,7 +32,7 @@ class GetData : public ::testing::Test {
 
   // Source files of our own and a sums file listing them, in sha256sum's format.
   void make_own_data_set(const std::vector<std::string>& names) {
-    for (const auto& name : names) write(src_ + "/" + name, "the content of " + name + "\n");
+    for (const auto& name : names) write_file(src_ + "/" + name, "the content of " + name + "\n");
     std::string list;
     for (const auto& name : names) list += " " + shell_quote(name);
     const auto r = run_command("cd " + shell_quote(src_) + " && sha256sum" + list + " > ../own.sha256");
@@ -65,7 +57,7 @@ TEST_F(GetData, RefusesAFileWhoseSumDiffersFromTheCommittedOne) {
   while (committed >> sum >> name) {
     ASSERT_EQ(sum.size(), 64u) << name;
     if (first.empty()) first = name;
-    write(src_ + "/" + name, "not Multi30k\n");
+    write_file(src_ + "/" + name, "not Multi30k\n");
     ++files;
   }
   EXPECT_EQ(files, 22) << "train and val in 4 languages, 14 test-set files";
@@ -83,18 +75,18 @@ TEST_F(GetData, CopiesCheckedFilesAndKeepsThemOnASecondRun) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "4 files fetched, 0 already there")) << r.output;
   for (const auto& name : {"train.de.gz", "train.en.gz", "val.de.gz", "val.en.gz"}) {
-    EXPECT_EQ(read(dest_ + "/" + name), read(src_ + "/" + name)) << name;
+    EXPECT_EQ(read_text(dest_ + "/" + name), read_text(src_ + "/" + name)) << name;
   }
   r = get("");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "0 files fetched, 4 already there")) << r.output;
 
   // A damaged copy in the destination is fetched again.
-  write(dest_ + "/val.en.gz", "damaged\n");
+  write_file(dest_ + "/val.en.gz", "damaged\n");
   r = get("");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, dest_ + "/val.en.gz has another SHA-256")) << r.output;
-  EXPECT_EQ(read(dest_ + "/val.en.gz"), read(src_ + "/val.en.gz"));
+  EXPECT_EQ(read_text(dest_ + "/val.en.gz"), read_text(src_ + "/val.en.gz"));
 }
 
 TEST_F(GetData, ACorruptedSourceFileIsRefusedWhileTheOthersStayWhole) {
@@ -106,7 +98,7 @@ TEST_F(GetData, ACorruptedSourceFileIsRefusedWhileTheOthersStayWhole) {
   EXPECT_FALSE(fs::exists(dest_ + "/val.de.gz"));
   EXPECT_FALSE(fs::exists(dest_ + "/.val.de.gz.part"));
   // The files before it in the list were checked and written whole.
-  EXPECT_EQ(read(dest_ + "/train.en.gz"), read(src_ + "/train.en.gz"));
+  EXPECT_EQ(read_text(dest_ + "/train.en.gz"), read_text(src_ + "/train.en.gz"));
 }
 
 TEST_F(GetData, AMissingTrainingFileFailsAndAMissingTestSetIsSkipped) {
