@@ -13,9 +13,9 @@ RUN apt-get update \
       libcpp-httplib-dev libjemalloc-dev libicu-dev libgumbo-dev libcld2-dev libopenblas0-pthread \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-# The whole source tree: .dockerignore keeps out what is not source (build
-# outputs, runs, downloaded data, node_modules, docs), so a new folder of code
-# cannot be forgotten here.
+# The whole source tree: .dockerignore keeps out what this build does not read
+# (build outputs, runs, downloaded data, docs, tests, benchmarks, maintainers'
+# scripts), so a new folder of code cannot be forgotten here.
 COPY . .
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNMT_BUILD_TESTS=OFF -DNMT_BUILD_BENCH=OFF \
       -DCMAKE_INSTALL_PREFIX=/opt/nmt \
