@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "data/corpus_lengths.h"
+
 namespace nmt::cli {
 
 std::string apply_model_decoding(decode::SearchOptions& search, const std::optional<storage::DecodingChoice>& choice,
@@ -30,6 +32,62 @@ std::string apply_model_decoding(decode::SearchOptions& search, const std::optio
                                                  "with {}; {})",
                                                  choice->bleu, choice->checkpoint, path)
                                    : fmt::format(" (the command line's, over {})", path));
+}
+
+std::string complete_length_profile(storage::LoadedModel& loaded, const std::string& dir) {
+  if (loaded.lengths) return "";
+  const auto cached = data::cached_training_corpora(dir, loaded.config);
+  if (cached.empty()) return "";
+  std::vector<const data::EncodedCorpus*> corpora;
+  for (const auto& c : cached) corpora.push_back(c.get());
+  loaded.lengths = data::corpus_length_profile(corpora, loaded.vocabs);
+  const std::string path = storage::ModelDirPaths(dir).lengths;
+  try {
+    storage::write_length_profile(path, *loaded.lengths);
+    return fmt::format("computed {} from the training data's cache (a model trained before the file existed; no "
+                       "coverage threshold learned)",
+                       path);
+  } catch (const std::exception&) {
+    return fmt::format("computed the trained lengths from the training data's cache for this run ({} cannot be "
+                       "written)",
+                       path);
+  }
+}
+
+std::string apply_model_lengths(decode::TranslatorOptions& options, const std::optional<storage::LengthProfile>& profile,
+                                const std::string& path, int64_t max_source_tokens, GivenSearchFlags given) {
+  std::string pieces;
+  if (given.max_piece_tokens) {
+    pieces = fmt::format("pieces of at most {} source tokens (--max-piece-tokens)", options.max_piece_tokens);
+  } else if (profile) {
+    options.max_piece_tokens = std::min(profile->max_piece_tokens(), max_source_tokens);
+    pieces = fmt::format("pieces of at most {} source tokens (the trained p99; {})", options.max_piece_tokens, path);
+  } else {
+    pieces = fmt::format("pieces of at most {} source tokens (the position table; {} does not exist, so the trained "
+                         "lengths are unknown)",
+                         max_source_tokens, path);
+  }
+  if (profile) {
+    options.shapes = {profile->source_openers, profile->target_openers, profile->source_final_mark,
+                      profile->target_final_mark};
+  }
+  auto& coverage = options.coverage;
+  if (!coverage.check) return pieces + "; coverage check off (--no-coverage-check)";
+  if (profile) {
+    // Far outside the trained spread of target/source ratios.
+    coverage.min_ratio = profile->ratio.p1 / 2;
+    coverage.max_ratio = profile->ratio.p99 * 2;
+  }
+  std::string threshold;
+  if (given.coverage_threshold) {
+    threshold = fmt::format("{:.3f} (--coverage-threshold)", coverage.threshold);
+  } else if (profile && profile->coverage_threshold > 0) {
+    coverage.threshold = profile->coverage_threshold;
+    threshold = fmt::format("{:.3f}, learned on {} validation sentences", coverage.threshold, profile->coverage_sentences);
+  } else {
+    threshold = fmt::format("{:.3f}, the default", coverage.threshold);
+  }
+  return pieces + "; coverage check on (attention threshold " + threshold + ")";
 }
 
 }  // namespace nmt::cli

@@ -8,17 +8,36 @@
 #include <string>
 
 #include "decode/search_options.h"
+#include "decode/translation.h"
+#include "storage/length_profile.h"
+#include "storage/model_dir.h"
 #include "storage/decoding_choice.h"
 
 namespace nmt::cli {
 
-struct GivenSearchFlags {
-  bool beam = false, length_penalty = false;  // set on the command line
+struct GivenSearchFlags {  // set on the command line
+  bool beam = false, length_penalty = false;
+  bool max_piece_tokens = false, coverage_threshold = false;
 };
 
 // Updates `search` (a wider n-best still widens the beam unless --beam was
 // given) and returns the sentence to print, naming `path` when the choice is used.
 std::string apply_model_decoding(decode::SearchOptions& search, const std::optional<storage::DecodingChoice>& choice,
                                  const std::string& path, GivenSearchFlags given);
+
+// A model directory written before DIR/lengths.json existed gets one
+// computed from its data cache (written into the directory where it may be,
+// else kept for this run): the sentence to print about it, or "" when the
+// directory has its file or no cache to compute it from.
+std::string complete_length_profile(storage::LoadedModel& loaded, const std::string& dir);
+
+// Sets the longest piece, the sentence openers and the coverage check's
+// threshold and length ratios from the model directory's length profile
+// (DIR/lengths.json at `path`) wherever the command line did not, and returns
+// the sentence to print about them. Without a profile (a model trained before
+// it existed) sentences are split only where the position table ends, as
+// before, and the sentence says so.
+std::string apply_model_lengths(decode::TranslatorOptions& options, const std::optional<storage::LengthProfile>& profile,
+                                const std::string& path, int64_t max_source_tokens, GivenSearchFlags given);
 
 }  // namespace nmt::cli

@@ -37,6 +37,12 @@ namespace {
 
 constexpr int64_t kChunkLines = 2000;  // lines read, sorted and batched at a time
 
+decode::TranslatorOptions with_coverage_check() {
+  decode::TranslatorOptions options;
+  options.coverage.check = true;  // on by default here and in the server
+  return options;
+}
+
 struct Args {
   std::vector<std::string> model_dirs;  // --model, repeated only with --serve
   std::string model_dir, checkpoint, input, output, score_ref, hypotheses, export_path, svg_path;
@@ -47,9 +53,10 @@ struct Args {
   int threads = 0;
   int64_t parallel_batches = 1;  // 0: one per core used on the CPU
   bool split_batches = true;     // one batch at a time: its sentences split over the cores (not with --serve)
-  decode::TranslatorOptions options;
+  decode::TranslatorOptions options = with_coverage_check();
   std::vector<std::string> text;
   bool beam_given = false, length_penalty_given = false, attention_layer_given = false;
+  bool max_piece_given = false, coverage_threshold_given = false;
   bool with_scores = false;  // INDEX ||| HYPOTHESIS ||| SCORE lines even for one hypothesis
   ServeArgs serve;
 };
@@ -130,6 +137,14 @@ void add_options(CLI::App& app, Args& a) {
       ->capture_default_str();
   app.add_flag("--split-sentences", a.options.split_sentences,
                "Each input line is a paragraph: split it into sentences (ICU) and rebuild it with its spacing");
+  app.add_option("--max-piece-tokens", a.options.max_piece_tokens,
+                 "Longest source given to the model in one piece; longer sentences are split at clause boundaries "
+                 "(default: the trained p99 of DIR/lengths.json)");
+  app.add_flag("--coverage-check,!--no-coverage-check", a.options.coverage.check,
+               "Check each piece's translation by its cross-attention; split and retranslate pieces whose source "
+               "words went unattended, and report what stays uncovered (default: on)");
+  app.add_option("--coverage-threshold", a.options.coverage.threshold,
+                 "Attention mass a source word needs to count as translated (default: learned, DIR/lengths.json)");
   app.add_option("text", a.text, "Sentences to translate, one per argument");
   add_serve_options(app, a.serve);
 }
@@ -264,6 +279,9 @@ void on_translation(RunContext& c, int64_t index, const decode::LineTranslation&
   if (t.plan.invalid_utf8) {
     std::cerr << "translator: warning: " << where << " is not valid UTF-8; its translation is left empty.\n";
   }
+  const std::string failures =
+      decode::describe_failures(t.plan, c.translator.options().coverage, *c.translator.vocabs().src);
+  if (!failures.empty()) std::cerr << "translator: warning: " << where << ": " << failures << ".\n";
   write_translation(c.out.stream(), index, t, c.args.options.search.nbest > 1 || c.args.with_scores);
   if (c.interactive) c.out.stream().flush();
   if (c.refs) c.refs->add(index, t.texts.empty() ? std::string() : t.texts.front());
@@ -273,15 +291,24 @@ void on_translation(RunContext& c, int64_t index, const decode::LineTranslation&
   }
 }
 
-// Sentences split from paragraphs and sentences too long for the model, counted.
+// Sentences split from paragraphs, sentences longer than a piece, and what
+// the coverage check found, counted.
 void print_summary(const RunContext& c, const decode::StreamReport& report) {
-  if (!c.args.options.split_sentences && report.long_sentences == 0) return;
+  const auto& coverage = report.coverage;
+  const bool checked = coverage.resplit_pieces + coverage.uncovered_pieces + coverage.length_limited > 0;
+  if (!c.args.options.split_sentences && report.long_sentences == 0 && !checked) return;
   std::cerr << "translator: " << report.lines << " line(s), " << report.sentences << " sentence(s)";
   if (report.long_sentences > 0) {
-    std::cerr << ", " << report.long_sentences << " of them longer than the model's "
-              << c.translator.max_source_tokens() << " source tokens and translated in pieces (" << report.pieces
-              << " pieces translated in all)";
+    std::cerr << ", " << report.long_sentences << " of them longer than " << c.translator.max_piece_tokens()
+              << " source tokens and translated in pieces (" << report.pieces << " pieces translated in all)";
   }
+  std::cerr << ".\n";
+  if (!checked) return;
+  std::cerr << "translator: coverage: " << coverage.resplit_pieces
+            << " piece(s) split further and translated again; " << coverage.uncovered_pieces
+            << " piece(s) with source words still uncovered, " << coverage.length_limited
+            << " stopped at the length limit";
+  if (!report.failed_lines.empty()) std::cerr << " (line " << line_numbers(report.failed_lines) << ")";
   std::cerr << ".\n";
 }
 
@@ -337,7 +364,7 @@ int run_translation(Args& a) {
   a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
   // The server decodes its rounds on all threads, as with --parallel-batches (above).
   a.options.split_batches = a.split_batches && !a.serve.serve;
-  const GivenSearchFlags given{a.beam_given, a.length_penalty_given};
+  const GivenSearchFlags given{a.beam_given, a.length_penalty_given, a.max_piece_given, a.coverage_threshold_given};
   if (a.serve.serve) return run_server(a.serve, a.model_dirs, a.checkpoint, device, a.options, given);
   auto loaded = storage::load_model_dir(a.model_dir, a.checkpoint, device);
   if (!loaded.why.empty()) {
@@ -345,14 +372,21 @@ int run_translation(Args& a) {
               << ")\n";
   }
   if (!a.export_path.empty()) return export_weights(loaded, a.export_path);
+  const std::string computed = complete_length_profile(loaded, a.model_dir);
+  if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
   check_attention_layer(a, loaded.config.model.n_layers);
   std::optional<ReferenceScorer> refs;
   if (!a.score_ref.empty()) refs.emplace(a.score_ref);
   std::ifstream file;
   if (!a.input.empty()) file = open_input(a.input);
   a.options.source_language = data::language_pair(loaded.config.data).source;
+  a.options.target_language = data::language_pair(loaded.config.data).target;
   std::cerr << "translator: "
             << apply_model_decoding(a.options.search, loaded.decoding, storage::ModelDirPaths(a.model_dir).decoding, given)
+            << ".\n";
+  std::cerr << "translator: "
+            << apply_model_lengths(a.options, loaded.lengths, storage::ModelDirPaths(a.model_dir).lengths,
+                                   loaded.config.model.max_len - 2, given)
             << ".\n";
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
@@ -394,6 +428,8 @@ int translator_main(int argc, char** argv) {
   a.beam_given = app.count("--beam") > 0;
   a.length_penalty_given = app.count("--length-penalty") > 0;
   a.attention_layer_given = app.count("--attention-layer") > 0;
+  a.max_piece_given = app.count("--max-piece-tokens") > 0;
+  a.coverage_threshold_given = app.count("--coverage-threshold") > 0;
   check_args(a);
   if (!a.hypotheses.empty()) return score_files(a.score_ref, a.hypotheses);
   return run_translation(a);

@@ -97,14 +97,20 @@ struct LoadedEntry {
   storage::LoadedModel loaded;
   std::unique_ptr<decode::Translator> translator;
   serve::ModelEntry entry;
-  std::string decoding;  // which beam and length penalty it decodes with, and why
+  std::string decoding;  // which beam, length penalty, pieces and coverage check it decodes with, and why
 };
 
 LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
                        decode::TranslatorOptions options, GivenSearchFlags given) {
   LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), nullptr, {}, {}};
   const auto pair = served_pair(e.loaded, dir);
-  e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given);
+  const std::string computed = complete_length_profile(e.loaded, dir);
+  if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
+  e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given) +
+               "; " +
+               apply_model_lengths(options, e.loaded.lengths, storage::ModelDirPaths(dir).lengths,
+                                   e.loaded.config.model.max_len - 2, given);
+  options.target_language = pair.target;
   e.translator = std::make_unique<decode::Translator>(e.loaded.model, e.loaded.vocabs,
                                                       serve::serving_options(options, pair.source));
   e.entry.translator = e.translator.get();

@@ -108,7 +108,10 @@ class BeamSearch {
       const int64_t parent = i * width_ + indices[i][j] / c.vocab;
       const int64_t token = indices[i][j] % c.vocab;
       if (token == ids_.eos) {
-        if (j < beam) finished_[s].push_back(completed(prefixes_[parent], v, options_.length_penalty));
+        if (j < beam) {
+          finished_[s].push_back(completed(prefixes_[parent], v, options_.length_penalty));
+          finished_[s].back().coverage = scorer_.coverage(parent);
+        }
       } else if (kept < beam) {
         next.parents.push_back(parent);
         next.tokens.push_back(token);

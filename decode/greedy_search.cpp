@@ -52,6 +52,7 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& bat
       sum[s] += best_a[r];
       if (arg_a[r] == ids.eos) {
         out[s] = completed(prefixes[r], sum[s], alpha);
+        out[s].coverage = scorer.coverage(static_cast<int64_t>(r));
       } else {
         keep_rows.push_back(static_cast<int64_t>(r));
         keep_tokens.push_back(arg_a[r]);

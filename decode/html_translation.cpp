@@ -94,7 +94,7 @@ std::vector<HtmlTranslation> HtmlTranslator::translate(const std::vector<std::st
     docs[d] = std::make_unique<text::HtmlDocument>(documents[d]);
     plan_document(d, *docs[d], plans, jobs);
   }
-  const auto hypotheses = plans_(plans);
+  const auto hypotheses = translator_.translate_checked(plans, plans_);
   attend(plans, hypotheses, jobs);
   std::vector<std::vector<std::string>> outputs(documents.size());
   for (size_t d = 0; d < documents.size(); ++d) {

@@ -33,9 +33,6 @@ struct HtmlTranslation {
   int64_t sentences = 0, long_sentences = 0;
 };
 
-// Hypotheses for every piece of every plan, [plan][piece][rank]: the
-// translator's own batches by default, the server's batcher there.
-using PlanTranslator = std::function<std::vector<std::vector<std::vector<Hypothesis>>>(const std::vector<LinePlan>&)>;
 // Runs a call that uses the model on the thread allowed to (the server's batcher worker).
 using ModelCall = std::function<void(const std::function<void()>&)>;
 

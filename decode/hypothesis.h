@@ -10,6 +10,12 @@ struct Hypothesis {
   std::vector<int64_t> tokens;  // target ids, without bos and the final eos
   double log_prob = 0;          // summed log-probability, the final eos included
   double score = 0;             // log_prob / length_penalty(tokens + 1, alpha)
+  // Per source position (sos, the ids, eos, padding): the cross-attention
+  // mass it received over the steps that made this hypothesis, in the layer
+  // the translator checks coverage with (decode/coverage_check.h); empty
+  // when not tracked.
+  std::vector<float> coverage;
+  bool length_limited = false;  // ended only because it reached its maximum length
 };
 
 }  // namespace nmt::decode

@@ -26,15 +26,54 @@ std::vector<std::vector<int64_t>> chunks_of(const std::vector<int32_t>& ids, int
 
 }  // namespace
 
-LinePlanner::LinePlanner(std::shared_ptr<const vocab::SentencePieceVocab> source, int64_t max_tokens,
-                         bool split_sentences, const std::string& language)
-    : source_(std::move(source)), max_tokens_(max_tokens), split_sentences_(split_sentences), splitter_(language) {
+// Per id of `vocab`: 1 for the pieces named.
+std::vector<uint8_t> id_set(const vocab::SentencePieceVocab& vocab, const std::vector<std::string>& pieces) {
+  std::vector<uint8_t> set(static_cast<size_t>(vocab.size()), 0);
+  for (const auto& piece : pieces) {
+    const int32_t id = vocab.piece_id(piece);
+    if (id >= 0 && id != vocab.unk_id()) set[static_cast<size_t>(id)] = 1;
+  }
+  return set;
+}
+
+// Whether `word` is one piece of `set` ("The", not "Schuhe" whose first piece "▁S" opens many sentences too).
+bool is_one_of(const vocab::SentencePieceVocab& vocab, const std::vector<uint8_t>& set, std::string_view word) {
+  const auto ids = vocab.encode(word);
+  return ids.size() == 1 && set[static_cast<size_t>(ids.front())] != 0;
+}
+
+LinePlanner::LinePlanner(std::shared_ptr<const vocab::SentencePieceVocab> source,
+                         std::shared_ptr<const vocab::SentencePieceVocab> target, PieceLimits limits,
+                         bool split_sentences, PlannerLanguages languages, const TrainedShapes& shapes)
+    : source_(std::move(source)),
+      target_(std::move(target)),
+      max_tokens_(limits.max_tokens),
+      max_piece_(limits.max_piece_tokens > 0 ? std::min(limits.max_piece_tokens, limits.max_tokens) : limits.max_tokens),
+      split_sentences_(split_sentences),
+      splitter_(languages.source) {
   if (!source_) throw DataError("Planning a line needs the source vocabulary.");
   if (max_tokens_ < 1) throw DataError("The model takes no source tokens (max_len too small).");
+  source_opener_ = id_set(*source_, shapes.source_openers);
+  hints_.conjunctions = text::coordinating_conjunctions(languages.source);
+  source_shape_ = {languages.source, nullptr, shapes.source_final_mark};
+  if (!shapes.source_openers.empty()) {
+    hints_.opens_sentence = [this](std::string_view word) {
+      return is_one_of(*source_, source_opener_, word);
+    };
+    source_shape_.opens_sentence = hints_.opens_sentence;
+  }
+  target_shape_ = {languages.target, nullptr, shapes.target_final_mark};
+  if (target_ && !shapes.target_openers.empty()) {
+    target_opener_ = id_set(*target_, shapes.target_openers);
+    target_shape_.opens_sentence = [this](std::string_view word) {
+      return is_one_of(*target_, target_opener_, word);
+    };
+  }
 }
 
 LinePlan LinePlanner::plan(const std::string& line, bool split_sentences) const {
   LinePlan plan;
+  plan.text = line;
   if (text::find_invalid_utf8(line) != line.size()) {
     plan.invalid_utf8 = true;
     return plan;
@@ -71,31 +110,65 @@ void LinePlanner::add_piece(std::vector<int64_t> ids, LinePlan::Source source, L
 void LinePlanner::add_sentence(const std::string& line, text::Span sentence, LinePlan& plan, std::string& gap) const {
   ++plan.sentences;
   auto ids = source_->encode(sentence.of(line));
-  if (static_cast<int64_t>(ids.size()) <= max_tokens_) {  // most sentences: one piece, encoded once
+  if (static_cast<int64_t>(ids.size()) <= max_piece_) {  // most sentences: one piece, encoded once
     if (ids.empty()) return;  // nothing the vocabulary keeps: no translation either
-    add_piece({ids.begin(), ids.end()}, {sentence, 0}, plan, gap);
+    LinePlan::Source whole;
+    whole.span = sentence;
+    add_piece({ids.begin(), ids.end()}, whole, plan, gap);
     return;
   }
   ++plan.long_sentences;
-  const auto fits = [&](std::string_view piece) {
-    return static_cast<int64_t>(source_->encode(piece).size()) <= max_tokens_;
-  };
-  size_t last_end = sentence.begin;
-  for (const auto& piece : text::split_to_fit(line, sentence, fits, &splitter_)) {
+  add_pieces(line, sentence, max_piece_, true, true, plan, gap);
+}
+
+void LinePlanner::add_pieces(const std::string& line, text::Span span, int64_t limit, bool starts, bool ends,
+                             LinePlan& plan, std::string& gap) const {
+  const auto fits = [&](std::string_view piece) { return static_cast<int64_t>(source_->encode(piece).size()) <= limit; };
+  const auto pieces = text::split_to_fit(line, span, fits, &splitter_, &hints_);
+  size_t last_end = span.begin;
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    const text::Span piece = pieces[k];
     gap += line.substr(last_end, piece.begin - last_end);
     last_end = piece.end;
-    ids = source_->encode(piece.of(line));
-    size_t first = 0;
-    for (auto& chunk : chunks_of(ids, max_tokens_)) {  // one chunk unless a single word is too long
+    LinePlan::Source source;
+    source.span = piece;
+    source.starts = starts && k == 0;
+    source.ends = ends && k + 1 == pieces.size();
+    source.shaped = !(source.starts && source.ends);
+    if (source.shaped) {
+      source.shape = text::shape_piece(piece.of(line), source.starts, source.ends, source_shape_, target_shape_);
+    }
+    auto ids = source_->encode(source.shaped ? std::string_view(source.shape.text) : piece.of(line));
+    if (ids.empty()) continue;  // nothing the vocabulary keeps (its gap stays with the next piece)
+    auto chunks = chunks_of(ids, max_tokens_);  // one chunk unless a single word is too long for the model
+    source.chunked = chunks.size() > 1;
+    if (source.chunked && source.shaped) {  // a single word: chunks of it as it is
+      source.shaped = false;
+      chunks = chunks_of(source_->encode(piece.of(line)), max_tokens_);
+    }
+    for (auto& chunk : chunks) {
       const size_t n = chunk.size();
-      add_piece(std::move(chunk), {piece, first}, plan, gap);
-      first += n;
+      add_piece(std::move(chunk), source, plan, gap);
+      source.first_token += n;
     }
   }
 }
 
+LinePlan LinePlanner::split_piece(const LinePlan& plan, size_t i) const {
+  LinePlan sub;
+  const auto& source = plan.sources.at(i);
+  const auto n = static_cast<int64_t>(plan.pieces.at(i).size());
+  // A piece cut from one word by tokens has no text boundary to split at.
+  if (source.chunked || n < 2) return sub;
+  std::string gap;
+  add_pieces(plan.text, source.span, (n + 1) / 2, source.starts, source.ends, sub, gap);
+  sub.gaps.push_back("");  // add_pieces gave the gap before each piece (none before the first: spans are trimmed)
+  if (sub.pieces.size() < 2) return LinePlan{};
+  return sub;
+}
+
 LineTranslation rebuild_line(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses,
-                             const vocab::SentencePieceVocab& target) {
+                             const vocab::SentencePieceVocab& target, const text::SentenceShape& shape) {
   if (hypotheses.size() != plan.pieces.size()) {
     throw std::logic_error("rebuild_line: " + std::to_string(hypotheses.size()) + " results for " +
                            std::to_string(plan.pieces.size()) + " pieces.");
@@ -104,7 +177,11 @@ LineTranslation rebuild_line(LinePlan plan, std::vector<std::vector<Hypothesis>>
   size_t ranks = 0;
   std::vector<std::vector<std::string>> texts(hypotheses.size());  // per piece, per rank
   for (size_t i = 0; i < hypotheses.size(); ++i) {
-    for (const auto& h : hypotheses[i]) texts[i].push_back(target.decode(h.tokens));
+    const auto& source = plan.sources[i];
+    for (const auto& h : hypotheses[i]) {
+      std::string text = target.decode(h.tokens);
+      texts[i].push_back(source.shaped ? text::unshape_translation(std::move(text), source.shape, shape) : text);
+    }
     ranks = std::max(ranks, hypotheses[i].size());
   }
   for (size_t k = 0; k < ranks; ++k) {

@@ -15,12 +15,24 @@ torch::Tensor index_on(const std::vector<int64_t>& values, const torch::Device& 
 
 }  // namespace
 
-ModelScorer::ModelScorer(model::TransformerImpl& model, const torch::Tensor& src, bool cached)
+ModelScorer::ModelScorer(model::TransformerImpl& model, const torch::Tensor& src, bool cached, int64_t coverage_layer)
     : model_(model), cached_(cached), device_(model::device_of(model)) {
   const auto src_dev = src.to(device_, torch::kLong);
   src_mask_ = model_.make_src_mask(src_dev);
   enc_ = model_.encode(src_dev, src_mask_);
   rows_ = src.size(0);
+  if (cached_ && coverage_layer >= 0 && coverage_layer < model_.config().n_layers) {
+    coverage_layer_ = coverage_layer;
+    cache_.layers.resize(static_cast<size_t>(model_.config().n_layers));
+    cache_.layers[static_cast<size_t>(coverage_layer_)].enc_dec.coverage =
+        torch::zeros({rows_, src.size(1)}, torch::TensorOptions(torch::kFloat).device(device_));
+  }
+}
+
+std::vector<float> ModelScorer::coverage(int64_t row) const {
+  if (coverage_layer_ < 0) return {};
+  const auto mass = cache_.layers[static_cast<size_t>(coverage_layer_)].enc_dec.coverage[row].to(torch::kCPU);
+  return {mass.data_ptr<float>(), mass.data_ptr<float>() + mass.numel()};
 }
 
 torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {

@@ -16,10 +16,13 @@ class ModelScorer : public StepScorer {
   // src: [batch, src_len] ids, sos/eos-wrapped and padded with the model's
   // src_pad_idx; moved to the model's device. Rows start as one per sentence.
   // The model should be in eval mode and the caller under a NoGradGuard.
-  ModelScorer(model::TransformerImpl& model, const torch::Tensor& src, bool cached);
+  // `coverage_layer` (0-based, or -1 for none): the decoder layer whose
+  // cross-attention coverage() reports; tracked on the cached path only.
+  ModelScorer(model::TransformerImpl& model, const torch::Tensor& src, bool cached, int64_t coverage_layer = -1);
 
   torch::Tensor next_log_probs(const torch::Tensor& prefixes) override;
   void select_rows(const torch::Tensor& index) override;
+  std::vector<float> coverage(int64_t row) const override;
 
  private:
   model::TransformerImpl& model_;
@@ -35,6 +38,7 @@ class ModelScorer : public StepScorer {
   torch::Tensor enc_, src_mask_;
   int64_t rows_ = 0;  // live decoder rows
   kernels::DecoderCache cache_;
+  int64_t coverage_layer_ = -1;  // an index into cache_.layers, or -1
 };
 
 }  // namespace nmt::decode

@@ -4,6 +4,8 @@
 // distributions, so the search can be checked where the optimum is known.
 #pragma once
 
+#include <vector>
+
 #include <torch/types.h>
 
 namespace nmt::decode {
@@ -20,6 +22,10 @@ class StepScorer {
   // Keeps rows `index` ([new_rows] int64, CPU) in that order: duplicates a row
   // into beams, reorders beams, drops finished sentences.
   virtual void select_rows(const torch::Tensor& index) = 0;
+
+  // Row `row`'s cross-attention mass per source position so far (see
+  // Hypothesis::coverage); empty when the scorer does not track it.
+  virtual std::vector<float> coverage(int64_t /*row*/) const { return {}; }
 };
 
 }  // namespace nmt::decode

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "decode/beam_search.h"
+#include "decode/checked_translation.h"
 #include "decode/model_scorer.h"
 #include "decode/parallel_batches.h"
 #include "decode/sampling.h"
@@ -58,6 +59,10 @@ class KeepAttention {
 
 void TranslatorOptions::validate() const {
   search.validate();
+  coverage.validate();
+  if (max_piece_tokens < 0) {
+    throw UsageError("--max-piece-tokens must be at least 1 (got " + std::to_string(max_piece_tokens) + ").");
+  }
   if (batch_size < 1) throw UsageError("--batch-size must be at least 1 (got " + std::to_string(batch_size) + ").");
   if (parallel_batches < 1) {
     throw UsageError("--parallel-batches must be at least 1 (got " + std::to_string(parallel_batches) + ").");
@@ -68,7 +73,10 @@ Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, Tra
     : Translator(model, target_ids_of(checked(vocabs)), checked(vocabs).src->bos_id(), checked(vocabs).src->eos_id(),
                  options) {
   vocabs_ = std::move(vocabs);
-  planner_.emplace(vocabs_.src, max_source_tokens(), options_.split_sentences, options_.source_language);
+  planner_.emplace(vocabs_.src, vocabs_.tgt, PieceLimits{max_source_tokens(), options_.max_piece_tokens},
+                   options_.split_sentences, PlannerLanguages{options_.source_language, options_.target_language},
+                   options_.shapes);
+  if (options_.coverage.check) checker_.emplace(vocabs_.src, options_.coverage);
 }
 
 Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t source_bos, int64_t source_eos,
@@ -83,6 +91,13 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
 }
 
 int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2; }
+
+int64_t Translator::max_piece_tokens() const { return planner_ ? planner_->max_piece_tokens() : max_source_tokens(); }
+
+int64_t Translator::coverage_layer() const {
+  const int64_t layers = model_->config().n_layers;
+  return layers >= 2 ? layers - 2 : layers - 1;
+}
 
 LinePlan Translator::plan(const std::string& line) const { return plan(line, options_.split_sentences); }
 
@@ -99,14 +114,14 @@ LinePlan Translator::plan(const std::string& line, bool split_sentences) const {
 }
 
 LineTranslation Translator::rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const {
-  return rebuild_line(std::move(plan), std::move(hypotheses), *vocabs_.tgt);
+  return rebuild_line(std::move(plan), std::move(hypotheses), *vocabs_.tgt, planner_->target_shape());
 }
 
 std::vector<LineTranslation> Translator::translate(const std::vector<std::string>& lines) {
   std::vector<LinePlan> plans;
   plans.reserve(lines.size());
   for (const auto& line : lines) plans.push_back(plan(line));
-  auto hyps = translate_plans(plans);
+  auto hyps = translate_checked(plans);
   std::vector<LineTranslation> out;
   out.reserve(lines.size());
   for (size_t k = 0; k < plans.size(); ++k) out.push_back(rebuild(std::move(plans[k]), std::move(hyps[k])));
@@ -129,6 +144,14 @@ std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_plans(co
     next += static_cast<std::ptrdiff_t>(plans[k].pieces.size());
   }
   return out;
+}
+
+std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_checked(std::vector<LinePlan>& plans,
+                                                                                const PlanTranslator& translate) {
+  const PlanTranslator own = [this](const std::vector<LinePlan>& p) { return translate_plans(p); };
+  const PlanTranslator& run = translate ? translate : own;
+  if (!checker_ || !planner_) return run(plans);
+  return decode::translate_checked(plans, run, *planner_, *checker_);
 }
 
 void Translator::check_target_prefix(const std::vector<int64_t>& ids, const std::string& text) const {
@@ -243,8 +266,12 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vect
     if (sampling_enabled(options)) sentences.sample_keys.push_back(sample_key(options.seed, *s.ids, *s.target_prefix));
   }
   if (!any_prefix) sentences.target_prefixes.clear();
-  ModelScorer scorer(*model_, wrap_sources(batch), options.cached);
-  return search(scorer, sentences, ids_, options);
+  ModelScorer scorer(*model_, wrap_sources(batch), options.cached, options_.coverage.check ? coverage_layer() : -1);
+  auto found = search(scorer, sentences, ids_, options);
+  for (size_t s = 0; s < found.size(); ++s) {
+    for (auto& h : found[s]) h.length_limited = static_cast<int64_t>(h.tokens.size()) + 1 >= sentences.max_lengths[s];
+  }
+  return found;
 }
 
 torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,

@@ -3,12 +3,14 @@
 // pieces, search, rebuilding each line, and results back in input order.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <torch/types.h>
 
+#include "decode/coverage_check.h"
 #include "decode/hypothesis.h"
 #include "decode/line_plan.h"
 #include "decode/search_options.h"
@@ -41,8 +43,24 @@ struct TranslatorOptions {
   // starts with PREFIX (encoded with the target vocabulary). A line without
   // a tab has no prefix.
   bool target_prefix = false;
+  // The longest source given to the model in one piece (decode/line_plan.h):
+  // the trained p99 from the model directory, or --max-piece-tokens; 0: as
+  // long as its position table takes.
+  int64_t max_piece_tokens = 0;
+  // What the model's training sentences look like (DIR/lengths.json): where
+  // a long sentence without punctuation is best split, and how its pieces
+  // are dressed as sentences (text/clause_shape.h); and the target's language code.
+  TrainedShapes shapes;
+  std::string target_language;
+  // Whether each piece's translation covers its source (decode/coverage_check.h);
+  // off here, on in the command line and the server.
+  CoverageOptions coverage{false};
   void validate() const;    // UsageError naming the option
 };
+
+// Hypotheses for every piece of every plan, [plan][piece][rank]: the
+// translator's own batches, or the server's batcher.
+using PlanTranslator = std::function<std::vector<std::vector<std::vector<Hypothesis>>>(const std::vector<LinePlan>&)>;
 
 class Translator {
  public:
@@ -69,6 +87,13 @@ class Translator {
                                                      const SearchOptions& search);
   // Every piece of every plan in one set of batches: hypotheses [plan][piece].
   std::vector<std::vector<std::vector<Hypothesis>>> translate_plans(const std::vector<LinePlan>& plans);
+  // Every piece of every plan through `translate` (this translator's
+  // batches when null), then, with the coverage check on, the pieces whose
+  // translation fails it split further and translated again, round by round
+  // (decode/checked_translation.h): the plans change where that helped, and
+  // record each piece's check.
+  std::vector<std::vector<std::vector<Hypothesis>>> translate_checked(std::vector<LinePlan>& plans,
+                                                                      const PlanTranslator& translate = nullptr);
 
   // Teacher-forced pass over `target` (ids without bos/eos) for `source`
   // (ids without sos/eos): cross-attention of decoder layer `layer` (negative
@@ -87,6 +112,11 @@ class Translator {
 
   // Longest source the model takes: max_len minus sos and eos.
   int64_t max_source_tokens() const;
+  // Longest source given to the model in one piece.
+  int64_t max_piece_tokens() const;
+  // The decoder layer (0-based) whose cross-attention checks coverage and
+  // aligns words: the second to last (the last for a one-layer model).
+  int64_t coverage_layer() const;
   // Parts each batch is decoded in at once, for batches of at most
   // `largest_batch` sentences: with split_batches (one batch at a time, CPU)
   // ATen's threads, at most one per sentence; else 1 (a batch of one
@@ -119,6 +149,7 @@ class Translator {
   SearchIds ids_;
   int64_t source_bos_, source_eos_;
   std::optional<LinePlanner> planner_;  // with vocabularies only
+  std::optional<CoverageChecker> checker_;  // with vocabularies and the check on
   torch::Device device_;
 };
 

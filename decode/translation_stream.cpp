@@ -26,6 +26,12 @@ StreamReport translate_stream(Translator& translator, const LineSource& source, 
       report.sentences += plan.sentences;
       report.long_sentences += plan.long_sentences;
       report.pieces += static_cast<int64_t>(plan.pieces.size());
+      const CoverageTally before = report.coverage;
+      report.coverage.add(plan, translator.options().coverage);
+      if (report.coverage.uncovered_pieces + report.coverage.length_limited >
+          before.uncovered_pieces + before.length_limited) {
+        report.failed_lines.push_back(index + 1);
+      }
       sink(index, results[i]);
     }
     report.lines += static_cast<int64_t>(results.size());

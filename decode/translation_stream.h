@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/checked_translation.h"
 #include "decode/translation.h"
 #include "text/line_reader.h"
 
@@ -25,6 +26,8 @@ struct StreamReport {
   int64_t sentences = 0;               // sentences of all lines (a line is one unless split)
   int64_t long_sentences = 0;          // of them, longer than the model takes: translated in pieces
   int64_t pieces = 0;                  // sources the model translated
+  CoverageTally coverage;              // what the coverage check found (decode/checked_translation.h)
+  std::vector<int64_t> failed_lines;   // 1-based numbers of lines with a piece that still fails it
 };
 
 StreamReport translate_stream(Translator& translator, const LineSource& source, int64_t chunk_lines,

@@ -130,7 +130,11 @@ StepMemory AttentionCache::step_memory(int64_t group, const torch::Tensor& mask)
 }
 
 void DecoderCache::select_target_rows(const torch::Tensor& index) {
-  for (auto& layer : layers) layer.self_attention.select_rows(index);
+  for (auto& layer : layers) {
+    layer.self_attention.select_rows(index);
+    auto& coverage = layer.enc_dec.coverage;
+    if (coverage.defined()) coverage = coverage.index_select(0, index.to(coverage.device()));
+  }
 }
 
 void DecoderCache::select_memory_rows(const torch::Tensor& index) {

@@ -15,6 +15,12 @@ namespace nmt::kernels {
 // the beams share their sentence's keys and values instead of copies.
 struct AttentionCache {
   torch::Tensor k, v;
+  // When defined ([query rows, len] fp32): each call adds the attention
+  // weights of its last query position, averaged over heads, so that it holds
+  // the attention mass each memory position has had over the steps so far
+  // (decode/coverage_check.h). Follows the query rows through
+  // DecoderCache::select_target_rows.
+  torch::Tensor coverage;
   bool empty() const { return !k.defined(); }
   // Where step_attention finds them for query rows in groups of `group` per
   // memory row; mask [memory rows, 1, 1, len] (or undefined) hides padding.

@@ -27,6 +27,7 @@ struct Task {
   int64_t rows, heads, d_head;
   Element* out;    // [rows, head, d_head]
   float* weights;  // [rows, head, length] or null
+  float* coverage;  // [rows, length] or null: adds each position's weight averaged over heads
 };
 
 // One thread's working memory for a row: its scores and sums per head, its
@@ -191,6 +192,14 @@ NMT_INLINE int64_t source_row(const Task<Element>& t, int64_t position, int64_t 
 // looked up once, then each head's scores, softmax and weighted sum run over
 // them; a sentence's beams, neighbouring rows, mostly read the same positions
 // of their common ancestors, still in the cache from the row before.
+// coverage[p] += the mean over heads of weights[h][p].
+NMT_INLINE void add_head_mean(const float* weights, int64_t heads, int64_t length, float* coverage) {
+  const float share = 1.0f / static_cast<float>(heads);
+  for (int64_t h = 0; h < heads; ++h) {
+    for (int64_t p = 0; p < length; ++p) coverage[p] += share * weights[h * length + p];
+  }
+}
+
 template <int D, class Element>
 NMT_INLINE void attend_rows(const Task<Element>& t, int64_t begin, int64_t end, RowScratch& s) {
   const StepMemory& m = *t.memory;
@@ -219,6 +228,7 @@ NMT_INLINE void attend_rows(const Task<Element>& t, int64_t begin, int64_t end, 
     Element* out = t.out + row * heads * d_head;
     for (int64_t i = 0; i < heads * d_head; ++i) out[i] = static_cast<Element>(s.sum[i]);  // rounded once
     if (t.weights) std::copy(scores, scores + heads * length, t.weights + row * heads * length);
+    if (t.coverage) add_head_mean(scores, heads, length, t.coverage + row * length);
   }
 }
 
@@ -288,13 +298,20 @@ bool step_attention_supported(const torch::Tensor& q, const torch::Tensor& keys)
   return q.device().is_cpu() && keys.device().is_cpu() && floating(q) && floating(keys) && !needs_grad;
 }
 
-torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, torch::Tensor* weights) {
+torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, torch::Tensor* weights,
+                             torch::Tensor* coverage) {
   // [rows, head, d_head]
   if (q.dim() == 3 && q.size(0) == 0) {  // nothing to attend from
     if (weights) *weights = torch::empty({0, q.size(1), memory.length}, q.options().dtype(torch::kFloat));
     return torch::empty(q.sizes(), q.options().dtype(memory.keys.scalar_type()));
   }
   check_layout(q, memory);
+  if (coverage) {
+    TORCH_CHECK(coverage->scalar_type() == torch::kFloat && coverage->is_contiguous() && coverage->dim() == 2 &&
+                    coverage->size(0) == q.size(0) && coverage->size(1) == memory.length,
+                "step attention: coverage ", coverage->sizes(), " for ", q.size(0), " rows x ", memory.length,
+                " positions");
+  }
   // Read in place where only the rows are apart (a slice of the stacked Q/K/V projection).
   // Each operator called costs ~1-2 us here, a fair share of a small step: only the conversions needed.
   auto queries = q.scalar_type() == memory.keys.scalar_type() ? q : q.to(memory.keys.scalar_type());
@@ -318,7 +335,8 @@ torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, t
                          q.size(1),
                          q.size(2),
                          out.data_ptr<Element>(),
-                         weights ? weights->data_ptr<float>() : nullptr};
+                         weights ? weights->data_ptr<float>() : nullptr,
+                         coverage ? coverage->data_ptr<float>() : nullptr};
   };
   if (keys.scalar_type() == torch::kFloat) {
     run(fill(static_cast<float*>(nullptr)), attend_rows_fp32);

@@ -46,6 +46,9 @@ bool step_attention_supported(const torch::Tensor& q, const torch::Tensor& keys)
 // q [rows, head, d_head] -> [rows, head, d_head] in the keys' dtype:
 // softmax(q k^T / sqrt(d_head)) v per (row, head), q taken in the keys'
 // dtype. `weights`, when given, receives the softmax [rows, head, length] (fp32).
-torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, torch::Tensor* weights = nullptr);
+// `coverage`, when given ([rows, length] fp32, contiguous), has each row's
+// softmax averaged over heads added to it: attention mass summed over steps.
+torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, torch::Tensor* weights = nullptr,
+                             torch::Tensor* coverage = nullptr);
 
 }  // namespace nmt::kernels

@@ -80,13 +80,14 @@ torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x
   return attend(split(qkv[0]), cache.keys(), cache.values(), mask);
 }
 
-torch::Tensor MultiHeadAttentionImpl::attend_step(const torch::Tensor& q, kernels::StepMemory memory) {
+torch::Tensor MultiHeadAttentionImpl::attend_step(const torch::Tensor& q, kernels::StepMemory memory,
+                                                  torch::Tensor* coverage) {
   // [rows, 1, d_model]
   memory.masked_score = static_cast<float>(kMaskedScore);
   const int64_t rows = q.size(0), d_model = q.size(2);
   torch::Tensor weights;
   const auto out = kernels::step_attention(q.reshape({rows, n_head_, d_model / n_head_}), memory,
-                                  keep_attention_ ? &weights : nullptr);
+                                           keep_attention_ ? &weights : nullptr, coverage);
   if (keep_attention_) last_attention_ = weights.unsqueeze(2);
   return w_concat(out.view({rows, 1, d_model}));
 }
@@ -105,9 +106,9 @@ torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor&
               " query rows, not a multiple");
   const int64_t group = rows / memory_rows;
   if (q.size(1) == 1 && !is_training() && kernels::step_attention_supported(q, cache.k)) {
-    return attend_step(w_q(q), cache.step_memory(group, mask));
+    return attend_step(w_q(q), cache.step_memory(group, mask), cache.coverage.defined() ? &cache.coverage : nullptr);
   }
-  if (group == 1) return attend(split(w_q(q)), cache.k, cache.v, mask);
+  if (group == 1 && !cache.coverage.defined()) return attend(split(w_q(q)), cache.k, cache.v, mask);
   // A group's queries become more query positions of its memory row:
   // [rows, h, new, d_h] -> [memory rows, h, group * new, d_h].
   const int64_t fresh = q.size(1), heads = n_head_;
@@ -120,6 +121,7 @@ torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor&
     return t.view({memory_rows, heads, group, fresh, -1}).permute({0, 2, 1, 3, 4}).reshape({rows, heads, fresh, -1});
   };
   if (keep_attention_) last_attention_ = ungroup(weights.detach());
+  if (cache.coverage.defined()) cache.coverage.add_(ungroup(weights).select(2, -1).mean(1).to(torch::kFloat));
   return w_concat(concat(ungroup(out)));
 }
 

@@ -57,7 +57,8 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& mask);
   // One new position per row (q [rows, 1, d_model]) through step_attention, then w_concat.
-  torch::Tensor attend_step(const torch::Tensor& q, kernels::StepMemory memory);
+  // `coverage` (or null): the cache's coverage, which the step's weights add to.
+  torch::Tensor attend_step(const torch::Tensor& q, kernels::StepMemory memory, torch::Tensor* coverage = nullptr);
 
   kernels::InferenceWeights qkv_, kv_;  // stacked w_q/w_k/w_v (self-attention) and w_k/w_v (a memory)
   int64_t n_head_;

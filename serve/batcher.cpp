@@ -62,13 +62,23 @@ std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::s
   std::vector<decode::LinePlan> plans;
   plans.reserve(lines.size());
   for (const auto& line : lines) plans.push_back(translator_.plan(line));  // in this thread: in parallel
-  auto hypotheses = translate_plans(plans);
+  auto hypotheses = translate_checked(plans, translator_.options().search);
   std::vector<decode::LineTranslation> results;
   results.reserve(lines.size());
   for (size_t l = 0; l < lines.size(); ++l) {  // detokenizing, in this thread too
     results.push_back(translator_.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
   }
   return results;
+}
+
+std::vector<std::vector<std::vector<decode::Hypothesis>>> Batcher::translate_checked(
+    std::vector<decode::LinePlan>& plans, const decode::SearchOptions& search) {
+  auto hypotheses = translator_.translate_checked(
+      plans, [&](const std::vector<decode::LinePlan>& p) { return translate_plans(p, search); });
+  decode::CoverageTally tally;
+  for (const auto& plan : plans) tally.add(plan, translator_.options().coverage);
+  metrics_.count_coverage(tally);
+  return hypotheses;
 }
 
 std::vector<std::vector<std::vector<decode::Hypothesis>>> Batcher::translate_plans(

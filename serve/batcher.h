@@ -78,6 +78,11 @@ class Batcher {
   // prefix leads the translation of its first piece.
   std::vector<std::vector<std::vector<decode::Hypothesis>>> translate_plans(const std::vector<decode::LinePlan>& plans,
                                                                             const decode::SearchOptions& search);
+  // Planned lines translated and checked for coverage (Translator::translate_checked):
+  // pieces that fail are split and translated again in later rounds of this
+  // batcher; the plans change where that helped; /metrics counts the checks.
+  std::vector<std::vector<std::vector<decode::Hypothesis>>> translate_checked(std::vector<decode::LinePlan>& plans,
+                                                                              const decode::SearchOptions& search);
   // Runs `call` on the worker thread between rounds, blocking the caller:
   // what else uses the model (the alignment passes of HTML and of the page's
   // word links) must not run beside a round.

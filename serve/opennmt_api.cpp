@@ -135,8 +135,15 @@ nlohmann::json opennmt_response(const std::vector<std::string>& texts, const std
     for (size_t i = 0; i < texts.size(); ++i) {
       const auto& t = translations[i];
       const size_t pick = std::min(static_cast<size_t>(k), t.hypotheses.size() - 1);
-      rank.push_back(
-          {{"src", texts[i]}, {"tgt", t.hypotheses[pick]}, {"n_best", nbest}, {"pred_score", t.scores[pick]}});
+      // "complete": ours, beside OpenNMT-py's fields: false when the coverage
+      // check found source words the translation may have lost, or a piece
+      // stopped at its length limit (decode/checked_translation.h).
+      const bool complete = t.coverage.uncovered_pieces == 0 && t.coverage.length_limited == 0;
+      rank.push_back({{"src", texts[i]},
+                      {"tgt", t.hypotheses[pick]},
+                      {"n_best", nbest},
+                      {"pred_score", t.scores[pick]},
+                      {"complete", complete}});
     }
     out.push_back(std::move(rank));
   }

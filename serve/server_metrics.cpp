@@ -62,6 +62,12 @@ void ServerMetrics::count_sentences(int64_t sentences, int64_t long_sentences) {
   long_sentences_ += static_cast<uint64_t>(long_sentences);
 }
 
+void ServerMetrics::count_coverage(const decode::CoverageTally& tally) {
+  resplit_pieces_ += static_cast<uint64_t>(tally.resplit_pieces);
+  uncovered_pieces_ += static_cast<uint64_t>(tally.uncovered_pieces);
+  length_limited_pieces_ += static_cast<uint64_t>(tally.length_limited);
+}
+
 std::string ServerMetrics::prometheus_text() const {
   std::string out;
   header(out, "nmt_requests_total", "counter", "HTTP requests answered, by route and status code.");
@@ -76,6 +82,14 @@ std::string ServerMetrics::prometheus_text() const {
   header(out, "nmt_long_sentences_total", "counter",
          "Sentences longer than the model takes, split at their best boundaries and translated in pieces.");
   out += fmt::format("nmt_long_sentences_total {}\n", long_sentences_.load());
+  header(out, "nmt_resplit_pieces_total", "counter",
+         "Pieces whose translation left source words unattended, split further and translated again.");
+  out += fmt::format("nmt_resplit_pieces_total {}\n", resplit_pieces_.load());
+  header(out, "nmt_uncovered_pieces_total", "counter",
+         "Pieces whose translation still left source words unattended (or was far too short) after the retries.");
+  out += fmt::format("nmt_uncovered_pieces_total {}\n", uncovered_pieces_.load());
+  header(out, "nmt_length_limited_pieces_total", "counter", "Pieces whose translation stopped at its length limit.");
+  out += fmt::format("nmt_length_limited_pieces_total {}\n", length_limited_pieces_.load());
   header(out, "nmt_sentences_total", "counter",
          "Sources translated by the model: sentences, and the pieces of long ones (empty lines not counted).");
   out += fmt::format("nmt_sentences_total {}\n", sentences_.load());

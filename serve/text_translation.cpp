@@ -94,14 +94,13 @@ std::vector<decode::LineTranslation> translate_lines(Batcher& batcher, const std
                                                      bool align, const std::optional<decode::SearchOptions>& search,
                                                      const std::vector<std::vector<int64_t>>& prefixes,
                                                      std::vector<std::vector<text::AlignedWord>>& words) {
-  if (!align && !search && prefixes.empty()) return batcher.translate(lines);
   auto& translator = batcher.translator();
   std::vector<decode::LinePlan> plans;
   for (size_t l = 0; l < lines.size(); ++l) {
     plans.push_back(translator.plan(lines[l]));
     if (!prefixes.empty() && !plans.back().pieces.empty()) plans.back().target_prefix = prefixes[l];
   }
-  auto hypotheses = batcher.translate_plans(plans, search ? *search : translator.options().search);
+  auto hypotheses = batcher.translate_checked(plans, search ? *search : translator.options().search);
   if (!align) {
     std::vector<decode::LineTranslation> out;
     for (size_t l = 0; l < lines.size(); ++l) out.push_back(translator.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
@@ -170,6 +169,9 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
       }
       out[t].hypotheses.push_back(std::move(joined));
       out[t].scores.push_back(score);
+    }
+    for (size_t l = first_line[t]; l < first_line[t + 1]; ++l) {
+      out[t].coverage.add(translated[l].plan, batcher.translator().options().coverage);
     }
     if (align) {
       std::vector<std::pair<size_t, size_t>> targets, sources;

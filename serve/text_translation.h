@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/checked_translation.h"
 #include "decode/translation.h"
 #include "serve/batcher.h"
 
@@ -30,6 +31,7 @@ struct TextTranslation {
   std::vector<std::string> hypotheses;  // best first; at least one (empty text: "")
   std::vector<double> scores;           // per hypothesis: the sum of its lines' scores
   std::vector<WordLink> alignment;      // of the best hypothesis, when asked for
+  decode::CoverageTally coverage;       // what the coverage check found in the text's pieces
 };
 
 struct RequestLimits {

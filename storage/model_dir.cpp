@@ -27,6 +27,7 @@ ModelDirPaths::ModelDirPaths(const std::string& r)
       average(r + "/checkpoints/average.pt"),
       scores(r + "/checkpoints/scores.json"),
       decoding(r + "/decoding.json"),
+      lengths(r + "/lengths.json"),
       metrics(r + "/metrics.jsonl"),
       log(r + "/train.log") {}
 
@@ -152,6 +153,7 @@ LoadedModel load_model_dir(const std::string& dir, const std::string& checkpoint
   out.model->eval();
   out.step = ckpt.step();
   out.decoding = read_decoding_choice(paths.decoding);
+  out.lengths = read_length_profile(paths.lengths);
   ckpt = Checkpoint{};
   // The file's bytes and the staging copies of the weights are freed now;
   // without this the allocator (which keeps freed pages, util/allocator.h)

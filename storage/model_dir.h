@@ -1,7 +1,7 @@
 // A trained model directory (docs/training.md): config.json, vocab/,
 // checkpoints/{last,best,average,step-N}.pt and scores.json (the final
 // validation of best.pt and average.pt), decoding.json (the search the final
-// validation chose). What the translator needs to run.
+// validation chose), lengths.json (storage/length_profile.h). What the translator needs to run.
 #pragma once
 
 #include <optional>
@@ -11,13 +11,14 @@
 
 #include "model/transformer.h"
 #include "storage/decoding_choice.h"
+#include "storage/length_profile.h"
 #include "util/config.h"
 #include "vocab/vocabularies.h"
 
 namespace nmt::storage {
 
 struct ModelDirPaths {
-  std::string root, config, vocab_dir, checkpoints, last, best, average, scores, decoding, metrics, log;
+  std::string root, config, vocab_dir, checkpoints, last, best, average, scores, decoding, lengths, metrics, log;
   explicit ModelDirPaths(const std::string& root);
   std::string step_checkpoint(int64_t step) const;
 };
@@ -30,6 +31,7 @@ struct LoadedModel {
   std::string why;              // why that file, when the directory chose it
   int64_t step = 0;
   std::optional<DecodingChoice> decoding;  // DIR/decoding.json, when the trainer tuned the search
+  std::optional<LengthProfile> lengths;    // DIR/lengths.json, from trainers since its format version 1
 };
 
 struct CheckpointChoice {

@@ -5,12 +5,13 @@
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
+#include "text/clause_shape.h"
 #include "text/sentence_splitter.h"
 
 namespace nmt::text {
 namespace {
 
-enum class CutKind { kSentence = 0, kClause = 1, kSpace = 2, kWord = 3 };
+enum class CutKind { kSentence = 0, kClause = 1, kOpener = 2, kConjunction = 3, kSpace = 4, kWord = 5 };
 
 // A place to cut: the left piece ends at gap.begin, the right one starts at gap.end.
 struct Cut {
@@ -55,6 +56,27 @@ void add_space_and_clause_cuts(std::string_view text, Span s, std::vector<Cut>& 
   }
 }
 
+// The word that starts at `at` (up to the next whitespace or `end`).
+std::string_view word_at(std::string_view text, size_t at, size_t end) {
+  size_t i = at, word_end = at;
+  while (i < end && !is_space(code_point_at(text, i))) word_end = i;
+  return text.substr(at, word_end - at);
+}
+
+// Space cuts before a word that opens sentences or is a conjunction rank above other spaces.
+void rank_space_cuts(std::string_view text, Span s, const ClauseHints& hints, std::vector<Cut>& cuts) {
+  for (Cut& c : cuts) {
+    if (c.kind != CutKind::kSpace) continue;
+    const std::string_view word = word_at(text, c.gap.end, s.end);
+    if (word.empty()) continue;
+    if (hints.opens_sentence && hints.opens_sentence(word)) {
+      c.kind = CutKind::kOpener;
+    } else if (std::find(hints.conjunctions.begin(), hints.conjunctions.end(), word) != hints.conjunctions.end()) {
+      c.kind = CutKind::kConjunction;
+    }
+  }
+}
+
 void add_sentence_cuts(std::string_view text, Span s, const SentenceSplitter& splitter, std::vector<Cut>& cuts) {
   const auto sentences = splitter.split(s.of(text));
   for (size_t k = 1; k < sentences.size(); ++k) {
@@ -96,11 +118,12 @@ std::vector<Cut> word_cuts(std::string_view text, Span piece) {
 }  // namespace
 
 std::vector<Span> split_to_fit(std::string_view text, Span sentence, const FitsModel& fits,
-                               const SentenceSplitter* sentences) {
+                               const SentenceSplitter* sentences, const ClauseHints* hints) {
   if (fits(sentence.of(text))) return {sentence};
   std::vector<Cut> cuts;
   if (sentences) add_sentence_cuts(text, sentence, *sentences, cuts);
   add_space_and_clause_cuts(text, sentence, cuts);
+  if (hints) rank_space_cuts(text, sentence, *hints, cuts);
   std::stable_sort(cuts.begin(), cuts.end(), [](const Cut& a, const Cut& b) { return a.gap.begin < b.gap.begin; });
   std::vector<Span> pieces, todo{sentence};  // todo: a stack, the next piece on top
   bool first = true;

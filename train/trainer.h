@@ -20,6 +20,7 @@
 #include "distributed/job_env.h"
 #include "model/transformer.h"
 #include "storage/checkpoint.h"
+#include "storage/length_profile.h"
 #include "storage/model_dir.h"
 #include "train/checkpoint_manager.h"
 #include "train/interval_stats.h"
@@ -78,6 +79,11 @@ class Trainer {
   void choose_device();
   void prepare_output();
   void prepare_data();
+  // DIR/lengths.json from the training corpora (storage/length_profile.h).
+  void write_length_profile();
+  // The coverage check's threshold, learned on the validation set with the
+  // search the translator will use, added to DIR/lengths.json.
+  void learn_coverage_threshold();
   void build_model();
   void start_from_run();  // --init-from
   std::shared_ptr<spdlog::logger> make_logger() const;
@@ -147,6 +153,7 @@ class Trainer {
 
   vocab::Vocabularies vocabs_;
   data::TrainingData data_;
+  storage::LengthProfile length_profile_;
   std::optional<data::BatchIterator> iterator_;
   std::optional<Validator> validator_;
   model::Transformer model_{nullptr};

@@ -48,6 +48,7 @@ void Trainer::finish_run() {
     // The model holds the weights validated last; others are read again.
     const bool loaded = &chosen == &scored.back();
     tune_decoding(chosen.at("file").get<std::string>(), loaded);
+    learn_coverage_threshold();
   }
   report_time_share(training_seconds,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -125,6 +126,24 @@ void Trainer::tune_decoding(const std::string& file, bool loaded) {
   log_->info("the translator will decode with beam {} and length penalty {:.2f} (BLEU {:.2f} on the validation set; "
              "{})",
              choice.beam, choice.length_penalty, choice.bleu, paths_.decoding);
+}
+
+// After tune_decoding: the model holds the chosen checkpoint's weights.
+void Trainer::learn_coverage_threshold() {
+  if (!config_.valid.bleu || length_profile_.pairs == 0) return;
+  const auto choice = storage::read_decoding_choice(paths_.decoding);
+  const int64_t beam = choice ? choice->beam : config_.valid.beam_at_end();
+  const double alpha = choice ? choice->length_penalty : config_.valid.length_penalty;
+  model_->eval();
+  const auto [threshold, sentences] =
+      validator_->learn_coverage_threshold(model_, vocabs_, step_settings_.precision, beam, alpha);
+  if (threshold <= 0) return;
+  length_profile_.coverage_threshold = threshold;
+  length_profile_.coverage_sentences = sentences;
+  storage::write_length_profile(paths_.lengths, length_profile_);
+  log_->info("coverage check: a source word needs attention mass {:.3f} to count as translated (learned on {} "
+             "validation sentences; {})",
+             threshold, sentences, paths_.lengths);
 }
 
 void Trainer::report_time_share(double total, double final_seconds) {

@@ -12,10 +12,12 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "data/corpus_lengths.h"
 #include "data/language_pair.h"
 #include "storage/optimizer_bytes.h"
 #include "storage/state_dict.h"
 #include "train/fine_tuning.h"
+#include "data/corpus_lengths.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -176,6 +178,18 @@ void Trainer::prepare_data() {
   config_.data.src_lang = pair.source;
   config_.data.tgt_lang = pair.target;
   check_same_data_as_rank0();
+  if (writer()) write_length_profile();
+}
+
+void Trainer::write_length_profile() {
+  std::vector<const data::EncodedCorpus*> corpora;
+  for (size_t c = 0; c < data_.train->size(); ++c) corpora.push_back(&data_.train->corpus(c));
+  length_profile_ = data::corpus_length_profile(corpora, vocabs_);
+  storage::write_length_profile(paths_.lengths, length_profile_);
+  const auto& p = length_profile_;
+  log_->info("trained lengths: source median {:.0f}, p99 {:.0f}, max {:.0f} tokens; target/source ratio {:.2f}-{:.2f} "
+             "(p1-p99); the translator gives the model pieces of at most {} tokens ({})",
+             p.source.median, p.source.p99, p.source.max, p.ratio.p1, p.ratio.p99, p.max_piece_tokens(), paths_.lengths);
 }
 
 void Trainer::build_model() {

@@ -38,8 +38,7 @@ ValidationResult Validator::validate(model::Transformer model, const vocab::Voca
   return v;
 }
 
-double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
-                              int64_t beam, double length_penalty) {
+const data::ParallelLines& Validator::lines() {
   if (!lines_) {
     lines_ = data::read_parallel_lines(config_.data.valid_src, config_.data.valid_tgt);
     const auto limit = static_cast<size_t>(config_.valid.max_sentences);
@@ -48,16 +47,44 @@ double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularie
       lines_->ref.resize(limit);
     }
   }
+  return *lines_;
+}
+
+std::pair<double, int64_t> Validator::learn_coverage_threshold(model::Transformer model,
+                                                               const vocab::Vocabularies& vocabs, Precision precision,
+                                                               int64_t beam, double length_penalty) {
+  decode::TranslatorOptions options;
+  options.search.beam = beam;
+  options.search.length_penalty = length_penalty;
+  options.batch_size = 64;
+  options.precision = precision;
+  options.coverage.check = true;
+  options.coverage.rounds = 0;  // the sentences as they are: nothing split again
+  decode::Translator translator(model, vocabs, options);
+  const decode::CoverageChecker checker(vocabs.src, options.coverage);
+  std::vector<double> levels;
+  for (const auto& t : translator.translate(lines().src)) {
+    for (size_t i = 0; i < t.plan.pieces.size(); ++i) {
+      if (t.hypotheses[i].empty()) continue;
+      const auto words = checker.word_masses(t.plan.pieces[i], t.hypotheses[i].front().coverage);
+      levels.push_back(decode::failing_threshold(words, options.coverage.max_uncovered_words));
+    }
+  }
+  return {decode::learn_threshold(levels), static_cast<int64_t>(lines().src.size())};
+}
+
+double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
+                              int64_t beam, double length_penalty) {
   decode::TranslatorOptions options;
   options.search.beam = beam;
   options.search.length_penalty = length_penalty;
   options.batch_size = 64;
   options.precision = precision;
   decode::Translator translator(model, vocabs, options);
-  auto results = translator.translate(lines_->src);
+  auto results = translator.translate(lines().src);
   eval::BleuStats stats;
   for (size_t i = 0; i < results.size(); ++i) {
-    stats.add(results[i].texts.empty() ? std::string() : results[i].texts[0], lines_->ref[i]);
+    stats.add(results[i].texts.empty() ? std::string() : results[i].texts[0], lines().ref[i]);
   }
   return eval::compute_bleu(stats).score;
 }

@@ -46,11 +46,17 @@ class Validator {
   // (at most valid.max_sentences of it).
   double decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
                      int64_t beam, double length_penalty);
+  // The coverage check's threshold learned on the validation set decoded
+  // with this beam and length penalty (decode/coverage_check.h), and the
+  // sentences it was learned from.
+  std::pair<double, int64_t> learn_coverage_threshold(model::Transformer model, const vocab::Vocabularies& vocabs,
+                                                      Precision precision, int64_t beam, double length_penalty);
 
  private:
 
   const Config& config_;
   std::vector<data::Batch> batches_;
+  const data::ParallelLines& lines();  // read on first use
   std::optional<data::ParallelLines> lines_;  // raw text for BLEU
 };
 
