@@ -24,6 +24,7 @@ and the translator's own summary of what its coverage check found.
 With floors it exits 1 when any row misses one. Run from the repository root.
 """
 import argparse
+import gzip
 import json
 import os
 import re
@@ -88,6 +89,10 @@ def bleu(args, hyps, refs, workdir):
     return json.loads(run.stderr.strip().splitlines()[-1])["bleu"]
 
 
+def open_text(path):
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
 def words(lines):
     return sum(len(l.split()) for l in lines)
 
@@ -108,13 +113,13 @@ def main():
     args = p.parse_args()
     with open(os.path.join(args.model, "config.json")) as f:
         data = json.load(f)["data"]
-    source_lang = args.source_lang or os.path.splitext(args.source)[1][1:]
+    source_lang = args.source_lang or data.get("src_lang") or os.path.splitext(data["train_src"])[1][1:]
     target_lang = args.target_lang or data.get("tgt_lang") or os.path.splitext(data["train_tgt"])[1][1:]
-    with open(args.source) as f:
+    with open_text(args.source) as f:
         sentences = [l.rstrip("\n") for l in f][: args.lines]
-    with open(data["train_tgt"]) as f:
+    with open_text(data["train_tgt"]) as f:
         target_lowercase = lowercase_words(l for _, l in zip(range(50000), f))
-    with open(data["train_src"]) as f:
+    with open_text(data["train_src"]) as f:
         source_lowercase = lowercase_words(l for _, l in zip(range(50000), f))
     failed = False
     with tempfile.TemporaryDirectory() as workdir:

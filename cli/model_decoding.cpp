@@ -4,7 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <iostream>
+
 #include "data/corpus_lengths.h"
+#include "data/parallel_reader.h"
+#include "decode/checked_translation.h"
 
 namespace nmt::cli {
 
@@ -34,23 +39,36 @@ std::string apply_model_decoding(decode::SearchOptions& search, const std::optio
                                    : fmt::format(" (the command line's, over {})", path));
 }
 
-std::string complete_length_profile(storage::LoadedModel& loaded, const std::string& dir) {
+std::string complete_length_profile(storage::LoadedModel& loaded, const std::string& dir,
+                                    const decode::TranslatorOptions& options) {
   if (loaded.lengths) return "";
   const auto cached = data::cached_training_corpora(dir, loaded.config);
   if (cached.empty()) return "";
   std::vector<const data::EncodedCorpus*> corpora;
   for (const auto& c : cached) corpora.push_back(c.get());
   loaded.lengths = data::corpus_length_profile(corpora, loaded.vocabs);
+  std::string learned = "no validation set to learn the coverage threshold on";
+  const auto& data = loaded.config.data;
+  if (!data.valid_src.empty() && std::filesystem::exists(data.valid_src)) {
+    std::cerr << "translator: " << storage::ModelDirPaths(dir).lengths
+              << " is missing (a model trained before it existed): computing it from the data cache and the "
+                 "validation set, once...\n";
+    auto sentences = data::read_parallel_lines(data.valid_src, data.valid_tgt).src;
+    const auto limit = static_cast<size_t>(std::max<int64_t>(loaded.config.valid.max_sentences, 0));
+    if (limit > 0 && sentences.size() > limit) sentences.resize(limit);
+    loaded.lengths->coverage_threshold =
+        decode::learn_coverage_threshold(loaded.model, loaded.vocabs, options, sentences);
+    loaded.lengths->coverage_sentences = static_cast<int64_t>(sentences.size());
+    learned = fmt::format("coverage threshold learned on {} validation sentences", sentences.size());
+  }
   const std::string path = storage::ModelDirPaths(dir).lengths;
   try {
     storage::write_length_profile(path, *loaded.lengths);
-    return fmt::format("computed {} from the training data's cache (a model trained before the file existed; no "
-                       "coverage threshold learned)",
-                       path);
+    return fmt::format("computed {} from the training data's cache ({})", path, learned);
   } catch (const std::exception&) {
-    return fmt::format("computed the trained lengths from the training data's cache for this run ({} cannot be "
+    return fmt::format("computed the trained lengths from the training data's cache for this run ({}; {} cannot be "
                        "written)",
-                       path);
+                       learned, path);
   }
 }
 

@@ -26,10 +26,13 @@ std::string apply_model_decoding(decode::SearchOptions& search, const std::optio
                                  const std::string& path, GivenSearchFlags given);
 
 // A model directory written before DIR/lengths.json existed gets one
-// computed from its data cache (written into the directory where it may be,
-// else kept for this run): the sentence to print about it, or "" when the
-// directory has its file or no cache to compute it from.
-std::string complete_length_profile(storage::LoadedModel& loaded, const std::string& dir);
+// computed from its data cache, with the coverage threshold learned on its
+// validation set (data.valid_src, at most valid.max_sentences of it) decoded
+// with `options` (written into the directory where it may be, else kept for
+// this run): the sentence to print about it, or "" when the directory has
+// its file or no cache to compute it from.
+std::string complete_length_profile(storage::LoadedModel& loaded, const std::string& dir,
+                                    const decode::TranslatorOptions& options);
 
 // Sets the longest piece, the sentence openers and the coverage check's
 // threshold and length ratios from the model directory's length profile

@@ -372,8 +372,6 @@ int run_translation(Args& a) {
               << ")\n";
   }
   if (!a.export_path.empty()) return export_weights(loaded, a.export_path);
-  const std::string computed = complete_length_profile(loaded, a.model_dir);
-  if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
   check_attention_layer(a, loaded.config.model.n_layers);
   std::optional<ReferenceScorer> refs;
   if (!a.score_ref.empty()) refs.emplace(a.score_ref);
@@ -384,6 +382,8 @@ int run_translation(Args& a) {
   std::cerr << "translator: "
             << apply_model_decoding(a.options.search, loaded.decoding, storage::ModelDirPaths(a.model_dir).decoding, given)
             << ".\n";
+  const std::string computed = complete_length_profile(loaded, a.model_dir, a.options);
+  if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
   std::cerr << "translator: "
             << apply_model_lengths(a.options, loaded.lengths, storage::ModelDirPaths(a.model_dir).lengths,
                                    loaded.config.model.max_len - 2, given)

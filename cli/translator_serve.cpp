@@ -104,10 +104,11 @@ LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, co
                        decode::TranslatorOptions options, GivenSearchFlags given) {
   LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), nullptr, {}, {}};
   const auto pair = served_pair(e.loaded, dir);
-  const std::string computed = complete_length_profile(e.loaded, dir);
+  e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given);
+  options.source_language = pair.source;
+  const std::string computed = complete_length_profile(e.loaded, dir, options);
   if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
-  e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given) +
-               "; " +
+  e.decoding += "; " +
                apply_model_lengths(options, e.loaded.lengths, storage::ModelDirPaths(dir).lengths,
                                    e.loaded.config.model.max_len - 2, given);
   options.target_language = pair.target;

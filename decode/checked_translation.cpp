@@ -91,6 +91,24 @@ std::vector<std::vector<std::vector<Hypothesis>>> translate_checked(std::vector<
   return hypotheses;
 }
 
+double learn_coverage_threshold(model::Transformer model, const vocab::Vocabularies& vocabs,
+                                TranslatorOptions options, const std::vector<std::string>& sentences) {
+  options.coverage.check = true;
+  options.coverage.rounds = 0;
+  options.max_piece_tokens = 0;  // whole sentences, as the model was trained on them
+  Translator translator(std::move(model), vocabs, options);
+  const CoverageChecker checker(vocabs.src, options.coverage);
+  std::vector<double> levels;
+  for (const auto& t : translator.translate(sentences)) {
+    for (size_t i = 0; i < t.plan.pieces.size(); ++i) {
+      if (t.hypotheses[i].empty()) continue;
+      const auto words = checker.word_masses(t.plan.pieces[i], t.hypotheses[i].front().coverage);
+      levels.push_back(failing_threshold(words, options.coverage.max_uncovered_words));
+    }
+  }
+  return learn_threshold(levels);
+}
+
 bool piece_failed(const LinePlan& plan, size_t i, const CoverageOptions& options) {
   return i < plan.checks.size() && plan.checks[i].failed(options);
 }

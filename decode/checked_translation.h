@@ -25,6 +25,13 @@ std::vector<std::vector<std::vector<Hypothesis>>> translate_checked(std::vector<
 // How badly a check failed (0: it passed): what the rounds compare.
 int64_t check_cost(const PieceCheck& check, const CoverageOptions& options);
 
+// The coverage threshold learned on ordinary `sentences` (one a line, as a
+// validation set holds them) translated with `options` (the check's other
+// settings as there; nothing split again): learn_threshold() of each
+// sentence's failing_threshold(). 0 when no sentence could fail.
+double learn_coverage_threshold(model::Transformer model, const vocab::Vocabularies& vocabs,
+                                TranslatorOptions options, const std::vector<std::string>& sentences);
+
 // What the checks of translated lines found, added up for a report.
 struct CoverageTally {
   int64_t checked_pieces = 0;   // pieces whose coverage was judged

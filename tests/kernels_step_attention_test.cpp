@@ -94,6 +94,36 @@ TEST_P(StepAttentionTest, GroupsSharingAMemoryWithPaddingEqualCopiedMemory) {
       test::tensors_close(weights.narrow(0, group, group).narrow(-1, 4, 3), torch::zeros({group, heads, 3}), 0, 0));
 }
 
+TEST_P(StepAttentionTest, CoverageAddsTheHeadMeanOfTheWeights) {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(6);
+  const auto [dtype, d_head] = GetParam();
+  const int64_t memory_rows = 2, heads = 4, len = 5, group = 3;
+  AttentionCache cache;
+  cache.k = torch::randn({memory_rows, heads, len, d_head}).to(dtype);
+  cache.v = torch::randn({memory_rows, heads, len, d_head}).to(dtype);
+  auto mask = torch::ones({memory_rows, 1, 1, len}, torch::kBool);
+  mask[1].narrow(-1, 3, 2).fill_(false);
+  // Two steps add up; what was there before stays.
+  auto coverage = torch::full({memory_rows * group, len}, 0.25f);
+  torch::Tensor expected = coverage.to(torch::kDouble);
+  for (int step = 0; step < 2; ++step) {
+    const auto q = torch::randn({memory_rows * group, heads, d_head}).to(dtype);
+    step_attention(q, cache.step_memory(group, mask), nullptr, &coverage);
+    const auto [out, weights] =
+        expected_attention(q, cache.k.repeat_interleave(group, 0), cache.v.repeat_interleave(group, 0),
+                           mask.view({memory_rows, len}).repeat_interleave(group, 0));
+    expected = expected + weights.mean(1);
+  }
+  EXPECT_TRUE(test::tensors_close(coverage, expected, 1e-5, 1e-6));
+  // Each step spreads one unit of mass over the positions: 0.25 x len + 2 per row.
+  EXPECT_TRUE(test::tensors_close(coverage.sum(1), torch::full({memory_rows * group}, 0.25 * len + 2.0), 1e-5, 1e-5));
+  auto wrong = torch::zeros({1, len});
+  EXPECT_THROW(step_attention(torch::randn({memory_rows * group, heads, d_head}).to(dtype),
+                              cache.step_memory(group, mask), nullptr, &wrong),
+               c10::Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(DtypesAndHeadSizes, StepAttentionTest,
                          ::testing::Values(Case{torch::kFloat, 64}, Case{torch::kFloat, 20}, Case{torch::kBFloat16, 64},
                                            Case{torch::kBFloat16, 8}));

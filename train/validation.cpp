@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "decode/checked_translation.h"
 #include "decode/translation.h"
 #include "eval/bleu.h"
 #include "train/loss.h"
@@ -58,19 +59,8 @@ std::pair<double, int64_t> Validator::learn_coverage_threshold(model::Transforme
   options.search.length_penalty = length_penalty;
   options.batch_size = 64;
   options.precision = precision;
-  options.coverage.check = true;
-  options.coverage.rounds = 0;  // the sentences as they are: nothing split again
-  decode::Translator translator(model, vocabs, options);
-  const decode::CoverageChecker checker(vocabs.src, options.coverage);
-  std::vector<double> levels;
-  for (const auto& t : translator.translate(lines().src)) {
-    for (size_t i = 0; i < t.plan.pieces.size(); ++i) {
-      if (t.hypotheses[i].empty()) continue;
-      const auto words = checker.word_masses(t.plan.pieces[i], t.hypotheses[i].front().coverage);
-      levels.push_back(decode::failing_threshold(words, options.coverage.max_uncovered_words));
-    }
-  }
-  return {decode::learn_threshold(levels), static_cast<int64_t>(lines().src.size())};
+  return {decode::learn_coverage_threshold(model, vocabs, options, lines().src),
+          static_cast<int64_t>(lines().src.size())};
 }
 
 double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
