@@ -46,6 +46,7 @@ struct Measurement {
   double seconds = 0;
   double peak_mib = -1;  // peak resident set while translating (model and process included)
   int64_t sentences = 0, target_tokens = 0;
+  int64_t resplit = 0;  // pieces the coverage check split and translated again
   std::vector<std::vector<int64_t>> outputs;  // best hypothesis per line
   std::vector<std::string> texts;             // its text
 };
@@ -66,6 +67,7 @@ struct Row {
   int64_t beam = 1, batch = 1, parallel = 1;
   bool cached = true;
   bool split = true;  // parallel 1: each batch's sentences split over the threads (the translator's default)
+  bool coverage = false;  // the coverage check on (decode/coverage_check.h), as the translator's default
 };
 
 Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<std::string>& lines, const Row& row,
@@ -77,6 +79,12 @@ Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<s
   o.batch_size = row.batch;
   o.parallel_batches = row.parallel;
   o.split_batches = row.split;
+  o.coverage.check = row.coverage;
+  if (row.coverage && loaded.lengths && loaded.lengths->coverage_threshold > 0) {
+    o.coverage.threshold = loaded.lengths->coverage_threshold;
+    o.coverage.min_ratio = loaded.lengths->ratio.p1 / 2;
+    o.coverage.max_ratio = loaded.lengths->ratio.p99 * 2;
+  }
   Translator translator(loaded.model, loaded.vocabs, o);
   synchronize(device);
   reset_peak_rss();
@@ -89,9 +97,11 @@ Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<s
   m.sentences = static_cast<int64_t>(lines.size());
   for (const auto& t : out) {
     m.texts.push_back(t.texts.empty() ? std::string() : t.texts.front());
-    // Bench lines are single sentences within the model's length: one piece each.
+    // Bench lines are single sentences within the model's length: one piece
+    // each (the first of a line the check split again).
     m.outputs.push_back(t.hypotheses.empty() ? std::vector<int64_t>{} : t.hypotheses.front().front().tokens);
     m.target_tokens += static_cast<int64_t>(m.outputs.back().size()) + 1;  // eos included
+    m.resplit += t.plan.resplit_pieces;
   }
   return m;
 }
@@ -101,7 +111,8 @@ Measurement measure(const nmt::storage::LoadedModel& loaded, const std::vector<s
 void print_row(const Row& row, const Measurement& m, int64_t vs_fp32, double bleu) {
   std::printf("| %-4s | %4lld | %5lld | %8lld | %-11s | %9lld | %8.2f | %8.1f | %9.0f | %8.0f |",
               nmt::precision_name(row.precision), static_cast<long long>(row.beam), static_cast<long long>(row.batch),
-              static_cast<long long>(row.parallel), row.cached ? "cache" : "full prefix", static_cast<long long>(m.sentences), m.seconds,
+              static_cast<long long>(row.parallel),
+              row.cached ? (row.coverage ? "cache+check" : "cache") : "full prefix", static_cast<long long>(m.sentences), m.seconds,
               m.sentences / m.seconds, m.target_tokens / m.seconds, m.peak_mib);
   if (vs_fp32 < 0) {
     std::printf(" %7s |", "-");
@@ -109,6 +120,7 @@ void print_row(const Row& row, const Measurement& m, int64_t vs_fp32, double ble
     std::printf(" %7lld |", static_cast<long long>(vs_fp32));
   }
   if (bleu >= 0) std::printf(" %6.2f |", bleu);
+  if (row.coverage) std::printf(" %lld piece(s) split again by the check", static_cast<long long>(m.resplit));
   std::printf("\n");
   std::fflush(stdout);
 }
@@ -148,6 +160,7 @@ struct Args {
   bool split = true;
   std::vector<std::string> precisions{"fp32", "bf16"};
   std::vector<int64_t> beams{1, 4}, batches{1, 32}, parallel{1, 0};  // parallel 0: --threads
+  std::vector<std::string> coverage{"off"};  // off and/or on: rows without and with the coverage check
 };
 
 // The speed table: every precision x beam x batch x parallel batches, each
@@ -174,7 +187,8 @@ void speed_table(const Args& a, const nmt::storage::LoadedModel& loaded, const s
     for (int64_t beam : a.beams) {
       for (int64_t batch : a.batches) {
         for (int64_t parallel : a.parallel) {
-          const Row row{precision, beam, batch, parallel > 0 ? parallel : cores, true, a.split};
+         for (const std::string& check : a.coverage) {
+          const Row row{precision, beam, batch, parallel > 0 ? parallel : cores, true, a.split, check == "on"};
           Measurement m;
           if (a.profile_rows > 0) {
             nmt::bench::print_op_profile([&] { m = measure(loaded, lines, row, device); }, a.profile_rows);
@@ -192,6 +206,7 @@ void speed_table(const Args& a, const nmt::storage::LoadedModel& loaded, const s
             for (size_t i = 0; i < m.outputs.size(); ++i) vs_fp32 += m.outputs[i] != first->second[i];
           }
           print_row(row, m, vs_fp32, refs.empty() ? -1.0 : nmt::eval::corpus_bleu(m.texts, refs).score);
+         }
         }
       }
     }
@@ -216,6 +231,12 @@ int bench_main(int argc, char** argv) {
   app.add_flag("--split-batches,!--no-split-batches", a.split,
                "Parallel 1: split each batch's sentences over the threads, each part on one core (the translator's "
                "default); --no-split-batches splits every product over the threads instead");
+  app.add_option("--coverage", a.coverage,
+                 "off and/or on: rows without and with the coverage check (on: the translator's default; the "
+                 "threshold from DIR/lengths.json)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"off", "on"}))
+      ->capture_default_str();
   app.add_option("--threads", a.threads, "CPU threads (set explicitly so runs compare)")->capture_default_str();
   app.add_option("--blas-threads", a.blas_threads, "OpenBLAS threads (default 1: decoding's thread plan)");
   app.add_option("--device", a.device_name, "auto, cpu or cuda")->capture_default_str();

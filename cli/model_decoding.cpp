@@ -10,6 +10,7 @@
 #include "data/corpus_lengths.h"
 #include "data/parallel_reader.h"
 #include "decode/checked_translation.h"
+#include "util/error.h"
 
 namespace nmt::cli {
 
@@ -75,6 +76,9 @@ std::string complete_length_profile(storage::LoadedModel& loaded, const std::str
 std::string apply_model_lengths(decode::TranslatorOptions& options, const std::optional<storage::LengthProfile>& profile,
                                 const std::string& path, int64_t max_source_tokens, GivenSearchFlags given) {
   std::string pieces;
+  if (given.max_piece_tokens && options.max_piece_tokens < 1) {
+    throw UsageError("--max-piece-tokens must be at least 1 (got " + std::to_string(options.max_piece_tokens) + ").");
+  }
   if (given.max_piece_tokens) {
     pieces = fmt::format("pieces of at most {} source tokens (--max-piece-tokens)", options.max_piece_tokens);
   } else if (profile) {

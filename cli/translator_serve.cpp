@@ -111,9 +111,8 @@ LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, co
   e.decoding += "; " +
                apply_model_lengths(options, e.loaded.lengths, storage::ModelDirPaths(dir).lengths,
                                    e.loaded.config.model.max_len - 2, given);
-  options.target_language = pair.target;
   e.translator = std::make_unique<decode::Translator>(e.loaded.model, e.loaded.vocabs,
-                                                      serve::serving_options(options, pair.source));
+                                                      serve::serving_options(options, pair.source, pair.target));
   e.entry.translator = e.translator.get();
   e.entry.pair = pair;
   e.entry.name = fs::path(dir).filename().string();

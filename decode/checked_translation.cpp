@@ -170,8 +170,10 @@ std::string describe_failures(const LinePlan& plan, const CoverageOptions& optio
                       " is far shorter or longer than the model's training pairs");
     }
   }
+  constexpr size_t kNamed = 3;  // a line of many failing pieces names the first few
   std::string out;
-  for (size_t k = 0; k < parts.size(); ++k) out += (k ? "; " : "") + parts[k];
+  for (size_t k = 0; k < parts.size() && k < kNamed; ++k) out += (k ? "; " : "") + parts[k];
+  if (parts.size() > kNamed) out += "; and " + std::to_string(parts.size() - kNamed) + " more piece(s)";
   return out;
 }
 

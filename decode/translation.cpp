@@ -61,7 +61,8 @@ void TranslatorOptions::validate() const {
   search.validate();
   coverage.validate();
   if (max_piece_tokens < 0) {
-    throw UsageError("--max-piece-tokens must be at least 1 (got " + std::to_string(max_piece_tokens) + ").");
+    throw UsageError("--max-piece-tokens must be at least 1, or 0 for the model's whole length (got " +
+                     std::to_string(max_piece_tokens) + ").");
   }
   if (batch_size < 1) throw UsageError("--batch-size must be at least 1 (got " + std::to_string(batch_size) + ").");
   if (parallel_batches < 1) {

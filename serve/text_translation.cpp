@@ -10,9 +10,11 @@
 
 namespace nmt::serve {
 
-decode::TranslatorOptions serving_options(decode::TranslatorOptions options, const std::string& source_language) {
+decode::TranslatorOptions serving_options(decode::TranslatorOptions options, const std::string& source_language,
+                                          const std::string& target_language) {
   options.split_sentences = true;
   options.source_language = source_language;
+  options.target_language = target_language;
   options.target_prefix = false;  // a tab in a request's text is text; prefixes come as their own field
   return options;
 }

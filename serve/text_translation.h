@@ -16,9 +16,11 @@
 namespace nmt::serve {
 
 // The server's translator options: the command line's, with every line a
-// paragraph split into sentences by the rules of `source_language`, and no
+// paragraph split into sentences by the rules of `source_language` (the
+// pieces of long ones dressed for `target_language`, decode/line_plan.h), and no
 // --target-prefix (a request's tabs are text).
-decode::TranslatorOptions serving_options(decode::TranslatorOptions options, const std::string& source_language);
+decode::TranslatorOptions serving_options(decode::TranslatorOptions options, const std::string& source_language,
+                                          const std::string& target_language);
 
 // A word of a translation and the source word it attended to most, as
 // offsets in UTF-16 code units (JavaScript's string indices) into the

@@ -137,7 +137,7 @@ TEST(OpenNmtApi, NBestListsOfInputsInOrder) {
   const json out = opennmt_response(texts, t, 2);
   ASSERT_EQ(out.size(), 2u);     // one list per rank
   ASSERT_EQ(out[0].size(), 2u);  // one entry per input
-  EXPECT_EQ(out[0][0], (json{{"src", "Ein Hund."}, {"tgt", "A dog."}, {"n_best", 2}, {"pred_score", -0.5}}));
+  EXPECT_EQ(out[0][0], (json{{"src", "Ein Hund."}, {"tgt", "A dog."}, {"n_best", 2}, {"pred_score", -0.5}, {"complete", true}}));
   EXPECT_EQ(out[1][0].at("tgt"), "One dog.");
   EXPECT_EQ(out[1][1].at("tgt"), "");  // an empty line has one (empty) hypothesis
   for (const char* bad :
@@ -169,7 +169,7 @@ TEST(TextTranslation, ServingOptionsSplitSentencesAndTakeNoTabPrefix) {
   decode::TranslatorOptions o;
   o.target_prefix = true;  // the command line's --target-prefix
   o.search.beam = 3;
-  const auto served = serving_options(o, "de");
+  const auto served = serving_options(o, "de", "en");
   EXPECT_TRUE(served.split_sentences);
   EXPECT_FALSE(served.target_prefix) << "a tab in a request's text is text";
   EXPECT_EQ(served.source_language, "de");

@@ -52,7 +52,7 @@ class ServedModel {
   void load_model() {
     loaded_ = storage::load_model_dir(model_dir_, "", torch::kCPU);
     const auto pair = data::language_pair(loaded_->config.data);
-    translator_.emplace(loaded_->model, loaded_->vocabs, serve::serving_options(decoding_, pair.source));  // as run_server
+    translator_.emplace(loaded_->model, loaded_->vocabs, serve::serving_options(decoding_, pair.source, pair.target));  // as run_server
     server_->serve_model(*translator_, pair, "test model");
   }
   httplib::Client client() const {
@@ -87,7 +87,7 @@ class MultiModelServer {
       loaded_.push_back(storage::load_model_dir(dir, "", torch::kCPU));
       const auto pair = data::language_pair(loaded_.back().config.data);
       translators_.push_back(std::make_unique<decode::Translator>(loaded_.back().model, loaded_.back().vocabs,
-                                                                  serve::serving_options(decoding, pair.source)));
+                                                                  serve::serving_options(decoding, pair.source, pair.target)));
       entries.push_back({translators_.back().get(), pair, dir, "test model " + dir});
     }
     server_->serve_models(entries);

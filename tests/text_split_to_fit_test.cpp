@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "text/clause_shape.h"
 #include "text/join_pieces.h"
 #include "text/sentence_splitter.h"
 #include "text/split_to_fit.h"
@@ -34,6 +35,23 @@ void expect_nothing_lost(const std::string& text, const std::vector<Span>& piece
     last = p.end;
   }
   EXPECT_TRUE(trim_space(text, {last, text.size()}).empty());
+}
+
+TEST(SplitToFit, ARunOnWithoutPunctuationSplitsBeforeOpenersThenConjunctions) {
+  // No punctuation: a space before a word that opens sentences beats one
+  // before a conjunction, which beats any other space; each nearest the middle.
+  const std::string text = "the cat sleeps on the mat The dog runs and the bird sings in the tree";
+  ClauseHints hints;
+  hints.opens_sentence = [](std::string_view word) { return word == "The"; };
+  hints.conjunctions = coordinating_conjunctions("en");
+  std::vector<std::string> out;
+  const auto pieces = split_to_fit(text, {0, text.size()}, at_most(40), nullptr, &hints);
+  expect_nothing_lost(text, pieces);
+  for (const Span& p : pieces) out.emplace_back(p.of(text));
+  EXPECT_EQ(out, (std::vector<std::string>{"the cat sleeps on the mat", "The dog runs", "and the bird sings in the tree"}));
+  // Without hints the same text is cut at the space nearest the middle.
+  const auto plain = split_to_fit(text, {0, text.size()}, at_most(40), nullptr, nullptr);
+  EXPECT_EQ(std::string(plain.front().of(text)), "the cat sleeps on the mat The dog");
 }
 
 TEST(SplitToFit, ASentenceThatFitsIsOnePiece) {

@@ -100,9 +100,11 @@ TEST_F(TrainingBudget, ATinyBudgetStopsCleanlyWithAnAverageAndAChoice) {
   const int64_t beam = decoding.at("beam");
   const double alpha = decoding.at("length_penalty");
   EXPECT_NE(translated.output.find("as the final validation chose"), std::string::npos) << translated.output;
-  // The recorded BLEU is what the translator scores on the validation set with that choice.
+  // The recorded BLEU is what the translator scores on the validation set
+  // with that choice, each sentence whole as validation takes it (no pieces
+  // within the model's length, no coverage retries).
   const auto scored = run(translator, "--model " + test::shell_quote(dir_.path("run")) +
-                                          " --precision fp32 --input " + test::shell_quote(dir_.path("valid.en")) +
+                                          " --precision fp32 --no-coverage-check --max-piece-tokens 1000 --input " + test::shell_quote(dir_.path("valid.en")) +
                                           " --score " + test::shell_quote(dir_.path("valid.de")));
   ASSERT_EQ(scored.code, 0) << scored.output;
   std::string last_line;  // the score line: the last JSON line of the output
