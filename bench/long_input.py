@@ -19,7 +19,7 @@ and the translator's own summary of what its coverage check found.
 
     bench/long_input.py MODEL_DIR --source examples/sample/test.en \\
         [--lines 200] [--lengths 2,5,10,20,40] [--floor-ratio 0.10 --floor-bleu 70] \\
-        [--translator build/translator] [-- EXTRA TRANSLATOR FLAGS]
+        [--translator build/translator] [--translator-flags "--beam 1 ..."]
 
 With floors it exits 1 when any row misses one. Run from the repository root.
 """
@@ -28,6 +28,7 @@ import gzip
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -109,8 +110,9 @@ def main():
     p.add_argument("--translator", default="build/translator")
     p.add_argument("--floor-ratio", type=float, default=None, help="largest allowed |ratio - 1|")
     p.add_argument("--floor-bleu", type=float, default=None)
-    p.add_argument("extra", nargs="*", help="after --: more translator flags for every run")
+    p.add_argument("--translator-flags", default="", help="more translator flags for every run, as one string")
     args = p.parse_args()
+    args.extra = shlex.split(args.translator_flags)
     with open(os.path.join(args.model, "config.json")) as f:
         data = json.load(f)["data"]
     source_lang = args.source_lang or data.get("src_lang") or os.path.splitext(data["train_src"])[1][1:]

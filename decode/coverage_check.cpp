@@ -89,7 +89,7 @@ double learn_threshold(std::vector<double> levels) {
   if (levels.empty()) return 0;
   std::sort(levels.begin(), levels.end());
   const auto at = static_cast<size_t>(static_cast<double>(levels.size()) / 500.0);
-  return std::min(0.5, 0.9 * levels[std::min(at, levels.size() - 1)]);
+  return std::min(0.5, 0.8 * levels[std::min(at, levels.size() - 1)]);
 }
 
 }  // namespace nmt::decode

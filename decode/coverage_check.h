@@ -80,8 +80,9 @@ class CoverageChecker {
 double failing_threshold(const std::vector<WordMass>& words, int64_t max_uncovered_words);
 
 // The threshold learned from ordinary sentences' failing_threshold values:
-// 0.9 x their 1/500 quantile (so that about one ordinary sentence in 500
-// fails, at most), capped at 0.5; 0 when none could fail.
+// 0.8 x their 1/500 quantile (so that about one ordinary sentence in 500
+// fails, at most, where the validation set is small), capped at 0.5; 0 when
+// none could fail.
 double learn_threshold(std::vector<double> failing_thresholds);
 
 }  // namespace nmt::decode

@@ -73,11 +73,11 @@ TEST(CoverageThreshold, FailingThresholdIsTheLeastLargestMassOfAStretch) {
   EXPECT_DOUBLE_EQ(failing_threshold(words({0.9, 0.1, 0.3, 0.2, 0.8}), 2), 0.3);
   EXPECT_DOUBLE_EQ(failing_threshold(words({0.9, 0.1, 0.3, 0.2, 0.8}), 0), 0.1);
   EXPECT_TRUE(std::isinf(failing_threshold(words({0.1, 0.1}), 2)));  // too short to fail
-  // 0.9 x the 1/500 quantile, capped at 0.5; infinities ignored.
+  // 0.8 x the 1/500 quantile, capped at 0.5; infinities ignored.
   std::vector<double> levels(1000, 1.0);
   levels[0] = 0.1, levels[1] = 0.2, levels[2] = 0.4;
   levels.push_back(std::numeric_limits<double>::infinity());
-  EXPECT_NEAR(learn_threshold(levels), 0.9 * 0.4, 1e-12);
+  EXPECT_NEAR(learn_threshold(levels), 0.8 * 0.4, 1e-12);
   EXPECT_DOUBLE_EQ(learn_threshold(std::vector<double>(10, 2.0)), 0.5);
   EXPECT_DOUBLE_EQ(learn_threshold({std::numeric_limits<double>::infinity()}), 0.0);
 }
