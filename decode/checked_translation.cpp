@@ -40,9 +40,11 @@ void replace_piece(LinePlan& plan, PlanHypotheses& hypotheses, Retry& r, PlanHyp
 
 }  // namespace
 
-int64_t check_cost(const PieceCheck& c, const CoverageOptions& options) {
+int64_t check_cost(const PieceCheck& c, const CoverageOptions& options, int64_t tokens) {
   if (!c.failed(options)) return 0;
-  return std::max<int64_t>(c.uncovered_words, 1) + (c.ratio_outside ? 1 : 0) + (c.length_limited ? 1000 : 0);
+  // About how many source words went missing: those left unattended, half
+  // the piece when its length is far off, and a piece cut at its limit worst of all.
+  return std::max<int64_t>(c.uncovered_total, 1) + (c.ratio_outside ? tokens / 2 : 0) + (c.length_limited ? 1000 : 0);
 }
 
 std::vector<std::vector<std::vector<Hypothesis>>> translate_checked(std::vector<LinePlan>& plans,
@@ -79,9 +81,10 @@ std::vector<std::vector<std::vector<Hypothesis>>> translate_checked(std::vector<
       int64_t cost = 0;
       for (size_t j = 0; j < r.parts.pieces.size(); ++j) {
         part_checks.push_back(check_piece(checker, r.parts.pieces[j], found[k][j]));
-        cost += check_cost(part_checks.back(), options);
+        cost += check_cost(part_checks.back(), options, static_cast<int64_t>(r.parts.pieces[j].size()));
       }
-      if (cost >= check_cost(plans[r.plan].checks[r.piece], options)) {
+      const auto whole = static_cast<int64_t>(plans[r.plan].pieces[r.piece].size());
+      if (cost >= check_cost(plans[r.plan].checks[r.piece], options, whole)) {
         plans[r.plan].checks[r.piece].split_tried = true;
         continue;
       }

@@ -22,8 +22,9 @@ std::vector<std::vector<std::vector<Hypothesis>>> translate_checked(std::vector<
                                                                     const LinePlanner& planner,
                                                                     const CoverageChecker& checker);
 
-// How badly a check failed (0: it passed): what the rounds compare.
-int64_t check_cost(const PieceCheck& check, const CoverageOptions& options);
+// How badly a check of a piece of `tokens` source tokens failed (0: it
+// passed): what the rounds compare.
+int64_t check_cost(const PieceCheck& check, const CoverageOptions& options, int64_t tokens);
 
 // The coverage threshold learned on ordinary `sentences` (one a line, as a
 // validation set holds them) translated with `options` (the check's other

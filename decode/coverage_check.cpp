@@ -57,9 +57,13 @@ PieceCheck CoverageChecker::check(const std::vector<int64_t>& ids, const Hypothe
     c.ratio_outside = ratio < options_.min_ratio || ratio > options_.max_ratio;
   }
   int64_t run = 0, run_begin = 0;
+  const auto end_run = [&] {
+    if (run > options_.max_uncovered_words) c.uncovered_total += run;
+    run = 0;
+  };
   for (const WordMass& w : word_masses(ids, best.coverage)) {
     if (w.mass >= options_.threshold) {
-      run = 0;
+      end_run();
       continue;
     }
     if (run == 0) run_begin = w.begin;
@@ -70,6 +74,7 @@ PieceCheck CoverageChecker::check(const std::vector<int64_t>& ids, const Hypothe
       c.uncovered_end = w.end;
     }
   }
+  end_run();
   return c;
 }
 

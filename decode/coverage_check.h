@@ -41,6 +41,7 @@ struct PieceCheck {
   int64_t uncovered_words = 0;   // the longest stretch of consecutive words below the threshold
   int64_t uncovered_begin = 0;   // its first source token (index into the piece's ids)
   int64_t uncovered_end = 0;     // one past its last
+  int64_t uncovered_total = 0;   // words in all stretches longer than the options allow
   bool ratio_outside = false;    // target/source ratio outside the options' range
   bool length_limited = false;   // the hypothesis reached its maximum length
   bool checked = false;          // false: no hypothesis or no coverage to judge

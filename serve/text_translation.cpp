@@ -197,7 +197,7 @@ std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::v
       batcher.translator(), [&batcher](const std::vector<decode::LinePlan>& plans) { return batcher.translate_plans(plans); },
       [&batcher](const std::function<void()>& call) { batcher.run_on_worker(call); });
   std::vector<TextTranslation> out;
-  for (auto& t : html.translate(texts)) out.push_back({{std::move(t.html)}, {0.0}, {}});
+  for (auto& t : html.translate(texts)) out.push_back({{std::move(t.html)}, {0.0}, {}, {}});
   return out;
 }
 

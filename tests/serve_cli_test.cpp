@@ -133,6 +133,29 @@ TEST_F(ServeCli, SigtermAnswersTheRequestsInFlightThenExitsZero) {
   EXPECT_FALSE(after.Get("/health"));
 }
 
+// A translation that stops at its length limit is never passed off as
+// whole: the OpenNMT-style answer says "complete": false and /metrics counts
+// it (the coverage check is on by default in the server).
+TEST_F(ServeCli, ATranslationCutAtItsLengthLimitIsFlaggedAndCounted) {
+  const int port = free_port();
+  ServerProcess server({"--model", dir_->path("model"), "--serve", "--port", std::to_string(port), "--threads", "1",
+                        "--beam", "1", "--max-len-a", "0", "--max-len-b", "3"},
+                       dir_->path("serve.log"));
+  ASSERT_TRUE(wait_until_ready(port, 60)) << test::read_text(dir_->path("serve.log"));
+  httplib::Client c("127.0.0.1", port);
+  const auto r = c.Post("/translator/translate", json::array({{{"src", "Ein Mann sieht einen Hund im Park."}}}).dump(),
+                        "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(json::parse(r->body)[0][0].at("complete"), false) << r->body;
+  const std::string metrics = c.Get("/metrics")->body;
+  EXPECT_NE(metrics.find("\nnmt_length_limited_pieces_total 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nnmt_uncovered_pieces_total "), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nnmt_resplit_pieces_total "), std::string::npos) << metrics;
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(60), 0) << test::read_text(dir_->path("serve.log"));
+}
+
 TEST_F(ServeCli, APortInUseIsOneClearError) {
   const int port = free_port();
   ServerProcess first({"--model", dir_->path("model"), "--serve", "--port", std::to_string(port), "--threads", "1"},
