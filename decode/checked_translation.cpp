@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace nmt::decode {
 namespace {
 
@@ -110,10 +109,6 @@ double learn_coverage_threshold(model::Transformer model, const vocab::Vocabular
     }
   }
   return learn_threshold(levels);
-}
-
-bool piece_failed(const LinePlan& plan, size_t i, const CoverageOptions& options) {
-  return i < plan.checks.size() && plan.checks[i].failed(options);
 }
 
 void CoverageTally::add(const LinePlan& plan, const CoverageOptions& options) {

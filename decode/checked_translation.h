@@ -43,9 +43,6 @@ struct CoverageTally {
   void add(const CoverageTally& other);
 };
 
-// Whether piece `i` of a translated plan still fails its check.
-bool piece_failed(const LinePlan& plan, size_t i, const CoverageOptions& options);
-
 // One sentence for a user about what still fails in a translated plan
 // ("4 source words may be missing from the translation: \"...\""); empty
 // when nothing does.
