@@ -84,6 +84,10 @@ TEST(CoverageThreshold, FailingThresholdIsTheLeastLargestMassOfAStretch) {
 
 class CoverageCheck : public test::ToyVocabularyTest {
  protected:
+  // A German planner that gives the model whole lines (up to 200 tokens).
+  static LinePlanner whole_line_planner() {
+    return LinePlanner(vocabs_->src, vocabs_->tgt, PieceLimits{200, 0}, false, PlannerLanguages{"de", "de"});
+  }
   static std::vector<int64_t> ids(const std::string& text) {
     std::vector<int64_t> out;
     for (int32_t id : vocabs_->src->encode(text)) out.push_back(id);
@@ -144,6 +148,14 @@ TEST_F(CoverageCheck, JudgesWordsStretchesRatiosAndLengthLimits) {
   EXPECT_FALSE(checker.check(piece, bare).failed(o));
 }
 
+// Threshold 0.3, at most `rounds` rounds.
+CoverageOptions rounds_of(int64_t rounds) {
+  CoverageOptions o;
+  o.threshold = 0.3;
+  o.rounds = rounds;
+  return o;
+}
+
 // A translator whose every piece comes back with the words beyond the first
 // `keep` source tokens unattended, as a model that drops the end of long input.
 class DroppingTail {
@@ -173,11 +185,9 @@ class DroppingTail {
 };
 
 TEST_F(CoverageCheck, FailingPiecesAreSplitAgainUntilTheyPassWithinTheRounds) {
-  CoverageOptions o;
-  o.threshold = 0.3;
-  o.rounds = 3;
+  const CoverageOptions o = rounds_of(3);
   const CoverageChecker checker(vocabs_->src, o);
-  const LinePlanner planner(vocabs_->src, vocabs_->tgt, PieceLimits{200, 0}, false, PlannerLanguages{"de", "de"});
+  const LinePlanner planner = whole_line_planner();
   const std::string line = "Ein Mann sieht dem Hund mit dem Ball und ein Kind fährt mit dem Haus und der Hund spielt";
   std::vector<LinePlan> plans{planner.plan(line)};
   const auto line_tokens = static_cast<int64_t>(plans[0].pieces.at(0).size());
@@ -202,11 +212,9 @@ TEST_F(CoverageCheck, FailingPiecesAreSplitAgainUntilTheyPassWithinTheRounds) {
 }
 
 TEST_F(CoverageCheck, WhatStillFailsIsReportedWithItsWords) {
-  CoverageOptions o;
-  o.threshold = 0.3;
-  o.rounds = 2;
+  const CoverageOptions o = rounds_of(2);
   const CoverageChecker checker(vocabs_->src, o);
-  const LinePlanner planner(vocabs_->src, vocabs_->tgt, PieceLimits{200, 0}, false, PlannerLanguages{"de", "de"});
+  const LinePlanner planner = whole_line_planner();
   std::vector<LinePlan> plans{planner.plan("Ein Mann sieht dem Hund mit dem Ball"), planner.plan("Ein Kind")};
   DroppingTail translate(0);  // nothing attended at all: splitting cannot help
   translate_checked(plans, [&](const std::vector<LinePlan>& p) { return translate(p); }, planner, checker);

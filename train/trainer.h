@@ -82,8 +82,9 @@ class Trainer {
   // DIR/lengths.json from the training corpora (storage/length_profile.h).
   void write_length_profile();
   // The coverage check's threshold, learned on the validation set with the
-  // search the translator will use, added to DIR/lengths.json.
-  void learn_coverage_threshold();
+  // search the translator will use (`choice`, else the final validation's),
+  // added to DIR/lengths.json.
+  void learn_coverage_threshold(const std::optional<storage::DecodingChoice>& choice);
   void build_model();
   void start_from_run();  // --init-from
   std::shared_ptr<spdlog::logger> make_logger() const;
@@ -140,7 +141,8 @@ class Trainer {
   std::optional<storage::Checkpoint> write_average();
   // Validates `checkpoint` (named `file` in checkpoints/) with the final beam.
   nlohmann::json score_checkpoint(const std::string& file, const storage::Checkpoint& checkpoint);
-  void tune_decoding(const std::string& file, bool loaded);
+  // The choice written to decoding.json; none when nothing was tuned.
+  std::optional<storage::DecodingChoice> tune_decoding(const std::string& file, bool loaded);
   void report_time_share(double training_seconds, double final_seconds);
 
   Config config_;

@@ -47,8 +47,7 @@ void Trainer::finish_run() {
                chosen.at("file").get<std::string>());
     // The model holds the weights validated last; others are read again.
     const bool loaded = &chosen == &scored.back();
-    tune_decoding(chosen.at("file").get<std::string>(), loaded);
-    learn_coverage_threshold();
+    learn_coverage_threshold(tune_decoding(chosen.at("file").get<std::string>(), loaded));
   }
   report_time_share(training_seconds,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -102,9 +101,9 @@ nlohmann::json Trainer::score_checkpoint(const std::string& file, const storage:
 // validation set with the chosen checkpoint (already in the model when
 // `loaded`, else read from checkpoints/); the best pair goes to
 // DIR/decoding.json, which the translator and the server then decode with.
-void Trainer::tune_decoding(const std::string& file, bool loaded) {
+std::optional<storage::DecodingChoice> Trainer::tune_decoding(const std::string& file, bool loaded) {
   const auto& v = config_.valid;
-  if (!v.bleu || v.tune_beams.empty() || v.tune_length_penalties.empty()) return;
+  if (!v.bleu || v.tune_beams.empty() || v.tune_length_penalties.empty()) return std::nullopt;
   if (!loaded) {
     const std::string path = (fs::path(paths_.checkpoints) / file).string();
     storage::load_state_dict(*model_, storage::load_checkpoint(path, storage::CheckpointParts::kWeights).weights,
@@ -126,12 +125,12 @@ void Trainer::tune_decoding(const std::string& file, bool loaded) {
   log_->info("the translator will decode with beam {} and length penalty {:.2f} (BLEU {:.2f} on the validation set; "
              "{})",
              choice.beam, choice.length_penalty, choice.bleu, paths_.decoding);
+  return choice;
 }
 
 // After tune_decoding: the model holds the chosen checkpoint's weights.
-void Trainer::learn_coverage_threshold() {
+void Trainer::learn_coverage_threshold(const std::optional<storage::DecodingChoice>& choice) {
   if (!config_.valid.bleu || length_profile_.pairs == 0) return;
-  const auto choice = storage::read_decoding_choice(paths_.decoding);
   const int64_t beam = choice ? choice->beam : config_.valid.beam_at_end();
   const double alpha = choice ? choice->length_penalty : config_.valid.length_penalty;
   model_->eval();

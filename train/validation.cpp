@@ -39,6 +39,20 @@ ValidationResult Validator::validate(model::Transformer model, const vocab::Voca
   return v;
 }
 
+namespace {
+
+// How validation decodes: whole sentences, no coverage check, 64 a batch.
+decode::TranslatorOptions decoding_options(Precision precision, int64_t beam, double length_penalty) {
+  decode::TranslatorOptions options;
+  options.search.beam = beam;
+  options.search.length_penalty = length_penalty;
+  options.batch_size = 64;
+  options.precision = precision;
+  return options;
+}
+
+}  // namespace
+
 const data::ParallelLines& Validator::lines() {
   if (!lines_) {
     lines_ = data::read_parallel_lines(config_.data.valid_src, config_.data.valid_tgt);
@@ -54,23 +68,13 @@ const data::ParallelLines& Validator::lines() {
 std::pair<double, int64_t> Validator::learn_coverage_threshold(model::Transformer model,
                                                                const vocab::Vocabularies& vocabs, Precision precision,
                                                                int64_t beam, double length_penalty) {
-  decode::TranslatorOptions options;
-  options.search.beam = beam;
-  options.search.length_penalty = length_penalty;
-  options.batch_size = 64;
-  options.precision = precision;
-  return {decode::learn_coverage_threshold(model, vocabs, options, lines().src),
+  return {decode::learn_coverage_threshold(model, vocabs, decoding_options(precision, beam, length_penalty), lines().src),
           static_cast<int64_t>(lines().src.size())};
 }
 
 double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
                               int64_t beam, double length_penalty) {
-  decode::TranslatorOptions options;
-  options.search.beam = beam;
-  options.search.length_penalty = length_penalty;
-  options.batch_size = 64;
-  options.precision = precision;
-  decode::Translator translator(model, vocabs, options);
+  decode::Translator translator(model, vocabs, decoding_options(precision, beam, length_penalty));
   auto results = translator.translate(lines().src);
   eval::BleuStats stats;
   for (size_t i = 0; i < results.size(); ++i) {
