@@ -16,6 +16,7 @@
 #include <torch/cuda.h>
 
 #include "cli/model_decoding.h"
+#include "cli/translator_document.h"
 #include "cli/translator_html.h"
 #include "cli/translator_output.h"
 #include "cli/translator_score.h"
@@ -49,7 +50,7 @@ struct Args {
   int64_t attention_layer = -1;
   std::string device = "auto";
   std::string precision = "auto";
-  std::string format = "text";
+  std::string format = "auto";
   int threads = 0;
   int64_t parallel_batches = 1;  // 0: one per core used on the CPU
   bool split_batches = true;     // one batch at a time: its sentences split over the cores (not with --serve)
@@ -132,8 +133,9 @@ void add_options(CLI::App& app, Args& a) {
                "core (default); --no-split-batches splits every matrix product over the threads instead. Not with "
                "--serve");
   app.add_option("--format", a.format,
-                 "text, or html: each input line an HTML fragment (--input: one whole HTML file), its markup kept")
-      ->check(CLI::IsMember({"text", "html"}))
+                 "auto (from --input's extension; text without it), text, html (each input line an HTML fragment; "
+                 "--input: one whole HTML file), or a document read from --input: docx, odt, pptx, odp, epub, srt, md")
+      ->check(CLI::IsMember({"auto", "text", "txt", "html", "docx", "odt", "pptx", "odp", "epub", "srt", "md"}))
       ->capture_default_str();
   app.add_flag("--split-sentences", a.options.split_sentences,
                "Each input line is a paragraph: split it into sentences (ICU) and rebuild it with its spacing");
@@ -183,10 +185,11 @@ void check_args(Args& a) {
   if (a.serve.serve) {
     a.serve.server.validate();
   }
-  if (a.format == "html" &&
+  if (!a.serve.serve) a.format = resolved_format(a.format, a.input, a.output);
+  if (a.format != "text" &&
       (a.options.search.nbest > 1 || a.with_scores || !a.score_ref.empty() || !a.svg_path.empty())) {
-    throw UsageError("--format html writes one translated document per input; it takes no --nbest, --with-scores, "
-                     "--score or --attention-svg.");
+    throw UsageError("--format " + a.format + " writes one translated document per input; it takes no --nbest, "
+                     "--with-scores, --score or --attention-svg.");
   }
   if (a.threads < 0) throw UsageError("--threads must not be negative (got " + std::to_string(a.threads) + ").");
   if (a.parallel_batches < 0) {
@@ -390,6 +393,11 @@ int run_translation(Args& a) {
             << ".\n";
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
+  if (const auto format = document::document_format(a.format)) {
+    const DocumentInput input{a.input, *format, a.options.target_language,
+                              a.attention_layer_given ? std::optional<int64_t>(a.attention_layer) : std::nullopt};
+    return translate_document_file(translator, input, out);
+  }
   if (a.format == "html") {
     HtmlInput html{a.text, a.input, input_name(a), a.input.empty() && a.text.empty() && ::isatty(STDIN_FILENO), {}};
     if (a.attention_layer_given) html.alignment_layer = a.attention_layer;

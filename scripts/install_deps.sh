@@ -8,13 +8,17 @@ packages=(
   libtorch-dev libgloo-dev libdnnl-dev libopenblas0-pthread
   libsentencepiece-dev sentencepiece
   nlohmann-json3-dev libspdlog-dev libgtest-dev libcli11-dev zlib1g-dev
-  libcpp-httplib-dev libjemalloc-dev libicu-dev libgumbo-dev libcld2-dev
+  libcpp-httplib-dev libjemalloc-dev libicu-dev libgumbo-dev libcld2-dev libzip-dev libpugixml-dev
 )
 # --test: what only the test suite uses, never the product: torchrun (in
 # python3-torch) for the test that it starts a data-parallel job, iproute2
 # for the one that joins two network namespaces, chromium for the server's
 # page in a real browser (driven by puppeteer-core from npm, tests/clients).
-if [ "${1:-}" = "--test" ]; then packages+=(python3-torch iproute2 chromium); fi
+# pandoc, LibreOffice (writer, impress), python3-docx and odfpy make and read
+# real documents for the document tests.
+if [ "${1:-}" = "--test" ]; then
+  packages+=(python3-torch iproute2 chromium pandoc libreoffice-writer-nogui libreoffice-impress-nogui python3-docx python3-odf)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -12,7 +12,9 @@
 
 #include "serve/http_error.h"
 #include "serve/libretranslate_api.h"
+#include "serve/openapi_spec.h"
 #include "serve/opennmt_api.h"
+#include "serve/http_paths.h"
 #include "serve/page_files.h"
 #include "util/error.h"
 
@@ -53,23 +55,13 @@ void guarded(httplib::Response& res, Body&& body) {
   }
 }
 
-std::string route_label(const std::string& path) {
-  for (const char* known : {"/translate", "/languages", "/detect", "/frontend/settings", "/suggest", "/translate_file",
-                            "/translator/translate", "/translator/models", "/health", "/ready", "/metrics"}) {
-    if (path == known) return path;
-  }
-  if (path.rfind("/download_file/", 0) == 0) return "/download_file";
-  if (path == "/" || path == "/page.js" || path == "/page.css") return "/page";
-  return "other";
-}
-
 std::string default_error(const httplib::Request& req, int status) {
   switch (status) {
     case 404:
       return "No route " + req.method + " " + req.path +
              "; this server answers GET / (its page, unless --no-ui), POST /translate, GET /languages, POST /detect, GET /frontend/settings, "
              "POST /suggest, POST /translate_file, GET /download_file/NAME, POST /translator/translate, "
-             "GET /translator/models, GET /health, GET /ready and GET /metrics.";
+             "GET /translator/models, GET /health, GET /ready, GET /metrics and GET /spec.";
     case 413:
       return "The request body is too large.";
     case 400:
@@ -80,6 +72,8 @@ std::string default_error(const httplib::Request& req, int status) {
 }
 
 thread_local std::chrono::steady_clock::time_point t_request_start;
+
+
 
 // The served models as /ready and GET /translator/models list them.
 json model_list(const ServedModels& models) {
@@ -194,8 +188,11 @@ LibreTranslateService& TranslationServer::ready_service() {
 void TranslationServer::add_hooks() {
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     t_request_start = std::chrono::steady_clock::now();
-    if (req.method == "OPTIONS" && !options_.cors_origin.empty()) {  // CORS preflight
+    const std::string allow = req.method == "OPTIONS" ? allowed_methods(req.path, options_.ui) : "";
+    if (!allow.empty()) res.set_header("Allow", allow);
+    if (req.method == "OPTIONS" && (!options_.cors_origin.empty() || !allow.empty())) {  // CORS preflight
       res.status = 204;
+      if (options_.cors_origin.empty()) return httplib::Server::HandlerResponse::Handled;
       res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
       res.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization");
       res.set_header("Access-Control-Max-Age", "600");
@@ -205,7 +202,13 @@ void TranslationServer::add_hooks() {
   });
   // Named type: a lambda would fit both of set_error_handler's overloads.
   http_->set_error_handler(
-      httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+      httplib::Server::HandlerWithResponse([this](const httplib::Request& req, httplib::Response& res) {
+        // A path we answer, asked with another method: 405 with the methods it takes, not 404.
+        const std::string allow = res.status == 404 && res.body.empty() ? allowed_methods(req.path, options_.ui) : "";
+        if (!allow.empty()) {
+          res.set_header("Allow", allow);
+          send_error(res, 405, "The method is not allowed for the requested URL.");
+        }
         if (res.body.empty()) send_error(res, res.status, default_error(req, res.status));
         return httplib::Server::HandlerResponse::Handled;
       }));
@@ -236,8 +239,9 @@ void TranslationServer::add_hooks() {
 
 void TranslationServer::add_routes() {
   http_->Get("/health", [](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, {{"status", "alive"}});
+    send_json(res, 200, {{"status", "ok"}});  // LibreTranslate's body
   });
+  http_->Get("/spec", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, openapi_spec()); });
   http_->Get("/ready", [this](const httplib::Request&, httplib::Response& res) { handle_ready(res); });
   http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics_.prometheus_text(), "text/plain; version=0.0.4");
@@ -352,8 +356,7 @@ void TranslationServer::handle_download(const httplib::Request& req, httplib::Re
   // A translated page must not run in the server's origin, where the page keeps its API key.
   res.set_header("Content-Security-Policy", "sandbox");
   res.set_header("X-Content-Type-Options", "nosniff");
-  const bool html = file_extension(download) == ".html" || file_extension(download) == ".htm";
-  res.set_content(std::move(*bytes), html ? "text/html; charset=utf-8" : "text/plain; charset=utf-8");
+  res.set_content(std::move(*bytes), download_type(file_extension(download)));
 }
 
 Caller TranslationServer::caller(const httplib::Request& req, const RequestBody* body) const {

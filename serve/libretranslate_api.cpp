@@ -13,7 +13,7 @@ using nlohmann::json;
 
 void read_q(const json& body, LibreTranslateRequest& r) {
   const auto it = body.find("q");
-  if (it == body.end() || it->is_null()) throw HttpError(400, "Invalid request: missing q parameter.");
+  if (it == body.end() || it->is_null()) throw HttpError(400, "Invalid request: missing q parameter");
   if (it->is_string()) {
     r.texts.push_back(it->get<std::string>());
     return;
@@ -61,7 +61,7 @@ json detected_json(const text::DetectedLanguage& d) {
 std::string string_field(const json& body, const char* key, bool required) {
   const auto it = body.find(key);
   if (it == body.end() || it->is_null()) {
-    if (required) throw HttpError(400, std::string("Invalid request: missing ") + key + " parameter.");
+    if (required) throw HttpError(400, std::string("Invalid request: missing ") + key + " parameter");
     return "";
   }
   if (!it->is_string()) throw HttpError(400, std::string("Invalid request: ") + key + " must be a string.");
@@ -69,7 +69,7 @@ std::string string_field(const json& body, const char* key, bool required) {
 }
 
 LibreTranslateRequest parse_libretranslate(const json& body) {
-  if (!body.is_object()) throw HttpError(400, "Invalid request: the body must be a JSON object.");
+  if (!body.is_object()) throw HttpError(400, "Invalid JSON format");
   LibreTranslateRequest r;
   read_q(body, r);
   r.source = string_field(body, "source", true);
@@ -79,9 +79,6 @@ LibreTranslateRequest parse_libretranslate(const json& body) {
   r.api_key = string_field(body, "api_key", false);
   r.alternatives = read_alternatives(body);
   r.alignment = read_flag(body, "alignment");
-  if (r.format != "text" && r.format != "html") {
-    throw HttpError(400, "Invalid request: format must be \"text\" or \"html\" (got \"" + r.format + "\").");
-  }
   return r;
 }
 
@@ -137,7 +134,9 @@ json libretranslate_detections(const std::vector<text::DetectedLanguage>& detect
 }
 
 const std::vector<std::string>& supported_file_formats() {
-  static const std::vector<std::string> formats = {".txt", ".html", ".htm"};
+  // LibreTranslate's list in its order (but .pdf), then ours.
+  static const std::vector<std::string> formats = {".txt", ".odt", ".odp", ".docx", ".pptx", ".epub",
+                                                   ".html", ".srt", ".md", ".htm"};
   return formats;
 }
 

@@ -30,8 +30,9 @@ struct LibreTranslateRequest {
 std::string string_field(const nlohmann::json& body, const char* key, bool required);
 
 // From a JSON body or form fields gathered into an object of strings. A
-// missing or ill-typed field or a format other than "text" and "html" is an
-// HttpError 400 saying so; which pairs exist is the server's to check.
+// missing or ill-typed field is an HttpError 400 in LibreTranslate's words;
+// which pairs and formats exist is the service's to check, after the
+// languages, as LibreTranslate does.
 LibreTranslateRequest parse_libretranslate(const nlohmann::json& body);
 
 // `detected`: per text, the language found for source "auto" (empty otherwise).
@@ -59,6 +60,6 @@ struct FrontendSettings {
 nlohmann::json libretranslate_frontend_settings(const FrontendSettings& settings);
 
 // The file types POST /translate_file takes.
-const std::vector<std::string>& supported_file_formats();  // {".txt", ".html", ".htm"}
+const std::vector<std::string>& supported_file_formats();  // {".txt", ".odt", ..., ".md", ".htm"}
 
 }  // namespace nmt::serve

@@ -7,6 +7,7 @@
 
 #include "serve/http_error.h"
 #include "serve/libretranslate_api.h"
+#include "util/error.h"
 #include "util/language_code.h"
 
 namespace nmt::serve {
@@ -37,6 +38,11 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
       sources[i] = detected.back().language;
     }
   }
+  // As LibreTranslate: the languages first, then the format.
+  for (const auto& source : sources) check_pair(source, request.target);
+  if (request.format != "text" && request.format != "html") {
+    throw HttpError(400, request.format + " format is not supported");
+  }
   // Word links cost a pass of the model per sentence on the worker: only for
   // texts the size of what a person types (the page), not for bulk requests.
   size_t chars = 0;
@@ -55,13 +61,21 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
   return libretranslate_response(request, translations, detected);
 }
 
+bool LibreTranslateService::same_language(const std::string& source, const std::string& target) const {
+  const auto sources = models_.routes().sources();
+  return source == target && std::find(sources.begin(), sources.end(), source) != sources.end();
+}
+
+void LibreTranslateService::check_pair(const std::string& source, const std::string& target) const {
+  if (!same_language(source, target)) route_for(source, target);
+}
+
 std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std::string& source,
                                                                        const std::string& target,
                                                                        const std::vector<std::string>& texts,
                                                                        bool html, std::vector<std::string>& pivots,
                                                                        bool align, int64_t alternatives) {
-  const auto sources = models_.routes().sources();
-  if (source == target && std::find(sources.begin(), sources.end(), source) != sources.end()) {
+  if (same_language(source, target)) {
     std::vector<TextTranslation> same;
     for (const auto& t : texts) same.push_back({{t}, {0.0}, {}});
     return same;
@@ -71,10 +85,28 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
   return models_.translate(route, texts, html, align, alternatives);
 }
 
+namespace {
+
+// `call` again while the queue is full, up to a minute: a busy server keeps
+// the parts of a file done so far instead of failing them.
+template <typename Call>
+auto when_room(Call&& call) {
+  constexpr int kTries = 300;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return call();
+    } catch (const QueueFull&) {
+      if (attempt == kTries) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+}
+
+}  // namespace
+
 std::string LibreTranslateService::translate_text_file(const std::string& source, const std::string& target,
                                                        const std::string& content) {
   constexpr size_t kLinesAtOnce = 64;
-  constexpr int kTries = 300;  // a full queue is waited out for up to a minute
   const auto lines = split_lines(content);
   std::string out;
   std::vector<std::string> pivots;
@@ -82,16 +114,7 @@ std::string LibreTranslateService::translate_text_file(const std::string& source
   for (size_t first = 0; first < lines.size(); first += kLinesAtOnce) {
     const auto end = lines.begin() + static_cast<std::ptrdiff_t>(std::min(lines.size(), first + kLinesAtOnce));
     const std::vector<std::string> chunk(lines.begin() + static_cast<std::ptrdiff_t>(first), end);
-    std::vector<TextTranslation> done;
-    for (int attempt = 1;; ++attempt) {
-      try {
-        done = translate_texts_of(source, target, chunk, /*html=*/false, pivots);
-        break;
-      } catch (const QueueFull&) {  // a busy server: the chunks done so far are kept
-        if (attempt == kTries) throw;
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      }
-    }
+    const auto done = when_room([&] { return translate_texts_of(source, target, chunk, /*html=*/false, pivots); });
     for (const auto& t : done) {
       if (!first_line) out += '\n';
       out += t.hypotheses.front();
@@ -99,6 +122,32 @@ std::string LibreTranslateService::translate_text_file(const std::string& source
     }
   }
   return out;
+}
+
+std::string LibreTranslateService::translate_document_file(std::string source, const std::string& target,
+                                                           document::DocumentFormat format, const UploadedFile& file) {
+  std::unique_ptr<document::Document> doc;
+  try {
+    doc = document::open_document(format, file.content, file.filename);
+  } catch (const DataError& e) {
+    throw HttpError(400, std::string("Invalid request: ") + e.what());
+  }
+  limits_.check(doc->texts(), /*count_lines=*/false);
+  if (source == "auto") {
+    std::string sample;
+    for (size_t i = 0; i < doc->texts().size() && sample.size() < 4096; ++i) sample += doc->texts()[i] + "\n";
+    source = detect_source(sample, /*html=*/true).language;
+  }
+  check_pair(source, target);
+  std::vector<std::string> pivots;
+  // In parts, so that a large document shares the batcher with everyone's requests.
+  const auto translate = [&](const std::vector<std::string>& texts) {
+    const auto done = when_room([&] { return translate_texts_of(source, target, texts, /*html=*/true, pivots); });
+    std::vector<std::string> out;
+    for (const auto& t : done) out.push_back(t.hypotheses.front());
+    return out;
+  };
+  return document::translate_document(*doc, target, translate, 32);
 }
 
 json LibreTranslateService::detect(const RequestBody& body, const Caller& caller) {
@@ -118,17 +167,13 @@ json LibreTranslateService::detect(const RequestBody& body, const Caller& caller
 
 json LibreTranslateService::translate_file(const RequestBody& body, const Caller& caller, const std::string& base_url) {
   access_.admit(caller.key, caller.address);
-  if (!body.file) throw HttpError(400, "Invalid request: missing file parameter");
+  if (!body.file || body.file->filename.empty()) throw HttpError(400, "Invalid request: missing file parameter");
   const UploadedFile& file = *body.file;
-  if (file.filename.empty()) throw HttpError(400, "Invalid request: empty file");
   check_upload_name(file.filename);
   const std::string ext = file_extension(file.filename);
   const auto& formats = supported_file_formats();
   if (std::find(formats.begin(), formats.end(), ext) == formats.end()) {
-    std::string list;
-    for (const auto& f : formats) list += (list.empty() ? "" : ", ") + f;
-    throw HttpError(400, "Invalid request: file format not supported (" + (ext.empty() ? std::string("none") : ext) +
-                             "); this server translates " + list + " files.");
+    throw HttpError(400, "Invalid request: file format not supported");
   }
   std::string source = string_field(body.fields, "source", true);
   const std::string target = string_field(body.fields, "target", true);
@@ -136,14 +181,17 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
   const size_t dot = file.filename.rfind('.');
   const std::string result_name = file.filename.substr(0, dot) + "_" + target + file.filename.substr(dot);
   check_upload_name(result_name);  // before the work, not after
-  const bool html = ext != ".txt";
-  limits_.check({file.content}, /*count_lines=*/false);
-  if (source == "auto") source = detect_source(file.content, html).language;
-  std::vector<std::string> pivots;
-  const std::string translated = html ? translate_texts_of(source, target, {file.content}, true, pivots)
-                                            .front()
-                                            .hypotheses.front()
-                                      : translate_text_file(source, target, file.content);
+  std::string translated;
+  if (const auto format = document::document_format(ext)) {
+    translated = translate_document_file(source, target, *format, file);
+  } else {
+    const bool html = ext != ".txt";
+    limits_.check({file.content}, /*count_lines=*/false);
+    if (source == "auto") source = detect_source(file.content, html).language;
+    std::vector<std::string> pivots;
+    translated = html ? translate_texts_of(source, target, {file.content}, true, pivots).front().hypotheses.front()
+                      : translate_text_file(source, target, file.content);
+  }
   const std::string name = files_.put(result_name, translated);
   return {{"translatedFileUrl", base_url + "/download_file/" + name}};
 }
@@ -151,13 +199,16 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
 Route LibreTranslateService::route_for(const std::string& source, const std::string& target) const {
   const auto& routes = models_.routes();
   const auto sources = routes.sources();
-  if (std::find(sources.begin(), sources.end(), source) == sources.end()) {
-    throw HttpError(400, source + " is not supported; this server translates " + routes.describe() + ".");
-  }
+  // LibreTranslate's words to the letter: clients and its tests compare them
+  // (GET /languages lists what is served).
+  if (std::find(sources.begin(), sources.end(), source) == sources.end()) throw HttpError(400, source + " is not supported");
   if (auto route = routes.find(source, target)) return *route;
+  const auto languages = routes.languages();
+  if (std::find(languages.begin(), languages.end(), target) == languages.end()) {
+    throw HttpError(400, target + " is not supported");
+  }
   throw HttpError(400, language_name(target) + " (" + target + ") is not available as a target language from " +
-                           language_name(source) + " (" + source + "); this server translates " + routes.describe() +
-                           ".");
+                           language_name(source) + " (" + source + ")");
 }
 
 json LibreTranslateService::frontend_settings() const {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "document/document.h"
 #include "serve/access_control.h"
 #include "serve/file_store.h"
 #include "serve/request_body.h"
@@ -46,9 +47,13 @@ class LibreTranslateService {
   text::DetectedLanguage detect_source(const std::string& text, bool html = false) const;
 
  private:
-  // The route, or LibreTranslate's 400 for an unknown source ("xx is not
-  // supported") or an unreachable target, naming the pairs served.
+  // The route, or LibreTranslate's 400 for an unknown source or target ("xx
+  // is not supported") or a pair not served.
   Route route_for(const std::string& source, const std::string& target) const;
+  // A text already in the target language (source "auto" found it so): it is its own translation.
+  bool same_language(const std::string& source, const std::string& target) const;
+  // route_for's 400 unless the pair is served or the languages are one.
+  void check_pair(const std::string& source, const std::string& target) const;
   // `texts` from `source` to `target`; a text already in the target language
   // (source "auto" found it so) comes back as it is. `alternatives`: extra
   // hypotheses wanted (ServedModels::translate).
@@ -59,6 +64,11 @@ class LibreTranslateService {
   // A text file's lines, 64 at a time; a chunk that finds the queue full waits
   // for room (up to a minute) instead of losing the chunks done before it.
   std::string translate_text_file(const std::string& source, const std::string& target, const std::string& content);
+  // A document (.docx, .srt, ...) translated in parts through the batcher,
+  // its formatting kept (document/document.h); a damaged or refused one is
+  // LibreTranslate's 400 naming what is wrong.
+  std::string translate_document_file(std::string source, const std::string& target, document::DocumentFormat format,
+                                      const UploadedFile& file);
 
   ServedModels& models_;
   AccessControl& access_;

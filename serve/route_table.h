@@ -28,12 +28,13 @@ class RouteTable {
   std::vector<std::string> sources() const;
   // Every language reachable from `source` (directly or through a pivot), sorted.
   std::vector<std::string> targets(const std::string& source) const;
+  // Every source and target, sorted.
+  std::vector<std::string> languages() const;
   // "de->en, en->de, de->fr (through en)": what can be asked, for messages.
   std::string describe() const;
 
  private:
   std::optional<size_t> direct(const std::string& source, const std::string& target) const;
-  std::vector<std::string> languages() const;  // every source and target, sorted
 
   std::vector<data::LanguagePair> pairs_;
 };

@@ -42,8 +42,9 @@ void RequestLimits::check(const std::vector<std::string>& texts, bool count_line
     lines += 1 + static_cast<int64_t>(std::count(texts[i].begin(), texts[i].end(), '\n'));
   }
   if (chars > max_chars) {
-    throw HttpError(400, "The request holds " + std::to_string(chars) + " characters; this server takes at most " +
-                             std::to_string(max_chars) + " per request.");
+    // LibreTranslate's words (its limit is per text, ours per request).
+    throw HttpError(400, "Invalid request: request (" + std::to_string(chars) + ") exceeds text limit (" +
+                             std::to_string(max_chars) + ")");
   }
   if (count_lines && lines > max_sentences) {
     throw HttpError(400, "The request holds " + std::to_string(lines) +

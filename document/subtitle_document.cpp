@@ -1,0 +1,157 @@
+#include "document/subtitle_document.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+#include "document/translated_fragment.h"
+#include "text/utf8.h"
+#include "util/error.h"
+
+namespace nmt::document {
+namespace {
+
+constexpr size_t kMaxCuesAtOnce = 8;
+
+struct Cue {
+  std::string number, timing;
+  std::vector<std::string> lines;
+};
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+bool ends_sentence(const Cue& cue) {
+  if (cue.lines.empty()) return true;
+  std::string last = trim(cue.lines.back());
+  // Closing tags and quotes after the mark: "Go.</i>", "Go."
+  static const std::regex tail(R"((</[a-zA-Z]+>|["'\)\]]|\xE2\x80\x9D|\xC2\xBB)+$)");
+  last = std::regex_replace(last, tail, "");
+  if (last.empty()) return false;
+  static const std::vector<std::string> marks = {".", "!", "?", "\xE2\x80\xA6", "\xE2\x99\xAA", ":", "\xE3\x80\x82"};
+  for (const auto& m : marks) {
+    if (last.size() >= m.size() && last.compare(last.size() - m.size(), m.size(), m) == 0) {
+      // "..." leads on: a sentence goes on in the next cue.
+      return !(m == "." && last.size() >= 3 && last.compare(last.size() - 3, 3, "...") == 0) &&
+             m != "\xE2\x80\xA6";
+    }
+  }
+  return false;
+}
+
+class SubtitleDocument : public Document {
+ public:
+  SubtitleDocument(std::string bytes, const std::string& name) {
+    if (bytes.compare(0, 3, "\xEF\xBB\xBF") == 0) bytes.erase(0, 3);
+    if (text::find_invalid_utf8(bytes) != bytes.size()) throw DataError(name + " is not valid UTF-8 text.");
+    crlf_ = bytes.find("\r\n") != std::string::npos;
+    parse(bytes, name);
+    for (size_t first = 0; first < cues_.size();) {
+      size_t end = first;
+      while (end < cues_.size() && end - first < kMaxCuesAtOnce) {
+        if (ends_sentence(cues_[end++])) break;
+      }
+      groups_.emplace_back(first, end);
+      texts_.push_back(group_html(first, end));
+      first = end;
+    }
+  }
+
+  const std::vector<std::string>& texts() const override { return texts_; }
+
+  std::string render(const std::vector<std::string>& translations, const std::string&) override {
+    if (translations.size() != texts_.size()) throw std::logic_error("SubtitleDocument::render: one translation per text.");
+    for (size_t g = 0; g < groups_.size(); ++g) spread(groups_[g].first, groups_[g].second, translations[g]);
+    const std::string nl = crlf_ ? "\r\n" : "\n";
+    std::string out;
+    for (size_t c = 0; c < cues_.size(); ++c) {
+      if (c > 0) out += nl;
+      out += cues_[c].number + nl + cues_[c].timing + nl;
+      for (const auto& line : cues_[c].lines) out += line + nl;
+    }
+    return out;
+  }
+
+ private:
+  void parse(const std::string& bytes, const std::string& name) {
+    static const std::regex timing(R"(\s*\d+:\d{1,2}:\d{1,2}[,.]\d{1,3}\s*-->\s*\d+:\d{1,2}:\d{1,2}[,.]\d{1,3}.*)");
+    std::vector<std::string> lines;
+    for (size_t at = 0; at <= bytes.size();) {
+      size_t end = bytes.find('\n', at);
+      if (end == std::string::npos) end = bytes.size();
+      std::string line = bytes.substr(at, end - at);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      lines.push_back(line);
+      at = end + 1;
+    }
+    for (size_t i = 0; i < lines.size();) {
+      if (trim(lines[i]).empty()) {
+        ++i;
+        continue;
+      }
+      Cue cue;
+      cue.number = lines[i];
+      if (trim(cue.number).find_first_not_of("0123456789") != std::string::npos || i + 1 >= lines.size() ||
+          !std::regex_match(lines[i + 1], timing)) {
+        throw DataError(name + " line " + std::to_string(i + 1) + ": expected a cue's number and then its timing " +
+                        "(00:00:01,000 --> 00:00:02,000), found \"" + lines[i].substr(0, 60) + "\"; is it a SubRip file?");
+      }
+      cue.timing = lines[i + 1];
+      for (i += 2; i < lines.size() && !trim(lines[i]).empty(); ++i) cue.lines.push_back(lines[i]);
+      cues_.push_back(std::move(cue));
+    }
+  }
+
+  std::string group_html(size_t first, size_t end) const {
+    std::string html;
+    for (size_t c = first; c < end; ++c) {
+      if (c > first) html += ' ';
+      html += "<span data-c=\"" + std::to_string(c) + "\">";
+      for (size_t l = 0; l < cues_[c].lines.size(); ++l) {
+        if (l > 0) html += ' ';
+        html += "<span data-l=\"" + std::to_string(l) + "\">" + trim(cues_[c].lines[l]) + "</span>";
+      }
+      html += "</span>";
+    }
+    return html;
+  }
+
+  // The group's cues and lines, from where the translation's words landed.
+  void spread(size_t first, size_t end, const std::string& translation) {
+    std::vector<std::vector<std::string>> lines(end - first);
+    for (size_t c = first; c < end; ++c) lines[c - first].resize(std::max<size_t>(1, cues_[c].lines.size()));
+    size_t cue = 0, line = 0;
+    for (const FragmentPiece& p : read_fragment(translation)) {
+      if (const std::string* c = p.mark("data-c")) {
+        const size_t at = static_cast<size_t>(std::atoll(c->c_str()));
+        if (at >= first && at < end) cue = at - first, line = 0;
+        if (const std::string* l = p.mark("data-l")) line = std::min<size_t>(std::atoll(l->c_str()), lines[cue].size() - 1);
+      }
+      if (!p.empty_element) lines[cue][line] += p.text;
+    }
+    for (size_t c = first; c < end; ++c) {
+      cues_[c].lines.clear();
+      for (const auto& l : lines[c - first]) {
+        const std::string t = trim(l);
+        if (!t.empty()) cues_[c].lines.push_back(t);
+      }
+    }
+  }
+
+  std::vector<Cue> cues_;
+  std::vector<std::pair<size_t, size_t>> groups_;
+  std::vector<std::string> texts_;
+  bool crlf_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Document> open_subtitles(std::string bytes, const std::string& name, const DocumentLimits&) {
+  return std::make_unique<SubtitleDocument>(std::move(bytes), name);
+}
+
+}  // namespace nmt::document

@@ -1,0 +1,173 @@
+#include "serve/openapi_spec.h"
+
+#include <string>
+
+#include "serve/libretranslate_api.h"
+
+namespace nmt::serve {
+namespace {
+
+using nlohmann::json;
+
+json ref(const std::string& name) { return {{"$ref", "#/definitions/" + name}}; }
+
+json form(const std::string& name, bool required, const std::string& description, json schema) {
+  return {{"in", "formData"}, {"name", name}, {"required", required}, {"description", description}, {"schema", schema}};
+}
+
+json text_schema(const std::string& example) { return {{"type", "string"}, {"example", example}}; }
+
+json api_key() { return form("api_key", false, "API key", text_schema("xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")); }
+
+// The error answers a LibreTranslate route gives, with the success one.
+json responses(const std::string& ok, const std::string& ok_schema, const std::string& failure) {
+  return {{"200", {{"description", ok}, {"schema", ref(ok_schema)}}},
+          {"400", {{"description", "Invalid request"}, {"schema", ref("error-response")}}},
+          {"403", {{"description", "Banned"}, {"schema", ref("error-response")}}},
+          {"429", {{"description", "Slow down"}, {"schema", ref("error-slow-down")}}},
+          {"500", {{"description", failure}, {"schema", ref("error-response")}}}};
+}
+
+json operation(const std::string& summary, const std::string& tag, json parameters, json answers) {
+  json op = {{"summary", summary}, {"description", ""}, {"tags", {tag}}, {"responses", std::move(answers)}};
+  if (!parameters.empty()) op["parameters"] = std::move(parameters);
+  return op;
+}
+
+json ok(const std::string& description, const std::string& schema) {
+  return {{"200", {{"description", description}, {"schema", ref(schema)}}}};
+}
+
+json object_of(json properties) { return {{"type", "object"}, {"properties", std::move(properties)}}; }
+
+json described(const std::string& type, const std::string& description) {
+  return {{"type", type}, {"description", description}};
+}
+
+json language_object() {
+  return object_of({{"code", described("string", "Language code")},
+                    {"name", described("string", "Human-readable language name (in English)")}});
+}
+
+json detection() {
+  return object_of({{"confidence", {{"type", "number"}, {"format", "float"}, {"minimum", 0}, {"maximum", 100},
+                                    {"description", "Confidence value"}, {"example", 100}}},
+                    {"language", described("string", "Language code")}});
+}
+
+json definitions() {
+  json d;
+  d["detections"] = {{"type", "array"}, {"items", detection()}};
+  d["error-response"] = object_of({{"error", described("string", "Error message")}});
+  d["error-slow-down"] = object_of({{"error", described("string", "Reason for slow down")}});
+  d["frontend-settings"] = object_of(
+      {{"charLimit", described("integer", "Character input limit for this language (-1 indicates no limit)")},
+       {"frontendTimeout", described("integer", "Frontend translation timeout")},
+       {"apiKeys", described("boolean", "Whether the API key database is enabled.")},
+       {"keyRequired", described("boolean", "Whether an API key is required.")},
+       {"suggestions", described("boolean", "Whether submitting suggestions is enabled.")},
+       {"filesTranslation", described("boolean", "Whether files can be translated.")},
+       {"supportedFilesFormat",
+        {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Supported files format"}}},
+       {"language", object_of({{"source", language_object()}, {"target", language_object()}})}});
+  d["health-response"] = object_of({{"status", {{"type", "string"}, {"description", "Health status"}, {"example", "ok"}}}});
+  json language = language_object();
+  language["description"] = "Supported language";
+  language["properties"]["targets"] = {
+      {"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Supported target language codes"}};
+  d["languages"] = {{"type", "array"}, {"items", language}};
+  d["suggest-response"] = object_of({{"success", described("boolean", "Whether submission was successful")}});
+  d["translate"] = object_of(
+      {{"translatedText", {{"oneOf", {{{"type", "string"}}, {{"type", "array"}}}}, {"description", "Translated text(s)"}}},
+       {"detectedLanguage", {{"oneOf", {detection(), {{"type", "array"}, {"items", detection()}}}}}},
+       {"alternatives", {{"oneOf", {{{"type", "array"}, {"items", {{"type", "string"}}}},
+                                    {{"type", "array"}, {"items", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}},
+                         {"description", "Alternative translations"}}}});
+  d["translate"]["required"] = {"translatedText"};
+  d["translate-file"] = object_of({{"translatedFileUrl", described("string", "Translated file url")}});
+  d["opennmt-translations"] = {{"type", "array"}, {"description", "Per text, its hypotheses: {src, tgt, n_best, pred_score}"},
+                               {"items", {{"type", "array"}, {"items", {{"type", "object"}}}}}};
+  d["ready-response"] = object_of({{"status", described("string", "\"ready\" once every model is served")},
+                                   {"models", described("array", "The served models")},
+                                   {"pairs", described("string", "The pairs translated, pivots named")}});
+  return d;
+}
+
+json paths() {
+  json p;
+  p["/translate"]["post"] = operation(
+      "Translate Text", "translate",
+      {form("q", true, "Text(s) to translate",
+            {{"oneOf", {{{"type", "string"}, {"example", "Hello world!"}},
+                        {{"type", "array"}, {"example", {"Hello world!"}}}}}}),
+       form("source", true, "Source language code or \"auto\" for auto detection", text_schema("en")),
+       form("target", true, "Target language code", text_schema("es")),
+       form("format", false, "Format of source text:\n * `text` - Plain text\n * `html` - HTML markup\n",
+            {{"type", "string"}, {"enum", {"text", "html"}}, {"default", "text"}, {"example", "text"}}),
+       form("alternatives", false, "Preferred number of alternative translations",
+            {{"type", "integer"}, {"default", 0}, {"example", 3}}),
+       api_key()},
+      responses("Translation", "translate", "Translation error"));
+  json file = {{"in", "formData"}, {"name", "file"}, {"type", "file"}, {"required", true},
+               {"description", "File to translate"}};
+  p["/translate_file"]["post"] = operation(
+      "Translate a File", "translate",
+      {file, form("source", true, "Source language code or \"auto\" for auto detection", text_schema("en")),
+       form("target", true, "Target language code", text_schema("es")), api_key()},
+      responses("Translated file", "translate-file", "Translation error"));
+  p["/translate_file"]["post"]["consumes"] = {"multipart/form-data"};
+  p["/detect"]["post"] = operation("Detect Language of Text", "translate",
+                                   {form("q", true, "Text to detect", text_schema("What language is this?")), api_key()},
+                                   responses("Detections", "detections", "Detection error"));
+  p["/languages"]["get"] = operation("Get Supported Languages", "translate", json::array(),
+                                     ok("List of supported languages", "languages"));
+  p["/frontend/settings"]["get"] =
+      operation("Retrieve Frontend Settings", "misc", json::array(), ok("frontend settings", "frontend-settings"));
+  p["/health"]["get"] = operation("Health Check", "misc", json::array(), ok("Service is healthy", "health-response"));
+  p["/suggest"]["post"] = operation(
+      "Submit a Suggestion to Improve a Translation", "misc",
+      {form("q", true, "Original text", text_schema("Hello world!")),
+       form("s", true, "Suggested translation", text_schema("\xC2\xA1Hola mundo!")),
+       form("source", true, "Language of original text", text_schema("en")),
+       form("target", true, "Language of suggested translation", text_schema("es"))},
+      {{"200", {{"description", "Success"}, {"schema", ref("suggest-response")}}},
+       {"403", {{"description", "Not authorized"}, {"schema", ref("error-response")}}}});
+  p["/download_file/{filename}"]["get"] = operation(
+      "Download a Translated File", "translate",
+      {{{"in", "path"}, {"name", "filename"}, {"required", true}, {"type", "string"},
+        {"description", "The name in translatedFileUrl"}}},
+      {{"200", {{"description", "The translated file"}}},
+       {"404", {{"description", "No such file (files are kept for a limited time)"}, {"schema", ref("error-response")}}}});
+  p["/translator/translate"]["post"] = operation(
+      "Translate Texts (OpenNMT-py's API)", "opennmt",
+      {{{"in", "body"}, {"name", "body"}, {"required", true},
+        {"description", "[{\"src\": TEXT, \"id\": MODEL_ID}, ...], decoding options as the translator's flags"},
+        {"schema", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
+      responses("Translations", "opennmt-translations", "Translation error"));
+  p["/translator/models"]["get"] =
+      operation("List the Served Models (OpenNMT-py's API)", "opennmt", json::array(),
+                {{"200", {{"description", "Models"}, {"schema", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}});
+  p["/ready"]["get"] = operation("Readiness Check", "misc", json::array(),
+                                 {{"200", {{"description", "Every model is served"}, {"schema", ref("ready-response")}}},
+                                  {"503", {{"description", "The models are still loading"}, {"schema", ref("error-response")}}}});
+  p["/metrics"]["get"] = operation("Prometheus Metrics", "misc", json::array(),
+                                   {{"200", {{"description", "Metrics in Prometheus's text format"}}}});
+  p["/spec"]["get"] = operation("This Description", "misc", json::array(),
+                                {{"200", {{"description", "Swagger 2.0"}}}});
+  return p;
+}
+
+}  // namespace
+
+json openapi_spec() {
+  return {{"basePath", "/"},
+          {"definitions", definitions()},
+          {"info", {{"description", "Machine translation with Transformer models: LibreTranslate's API and "
+                                    "OpenNMT-py's, one server for many language pairs."},
+                    {"title", "LibreTranslate-compatible translation server"},
+                    {"version", "1.0"}}},
+          {"paths", paths()},
+          {"swagger", "2.0"}};
+}
+
+}  // namespace nmt::serve
