@@ -11,4 +11,8 @@ set(NMT_FUZZED_sentencepiece vocab/sentencepiece_vocab.cpp vocab/spm_bridge_load
 set(NMT_FUZZED_score eval/bleu.cpp eval/chrf.cpp eval/tokenizer_13a.cpp)
 set(NMT_FUZZED_html text/html_document.cpp text/html_nodes.cpp text/markup_transfer.cpp text/join_pieces.cpp text/span.cpp)
 set(NMT_FUZZED_sentences text/sentence_splitter.cpp text/split_to_fit.cpp text/join_pieces.cpp text/span.cpp)
-set(NMT_FUZZ_TARGETS line_reader config checkpoint state_dict sentencepiece score html sentences)
+set(NMT_FUZZED_zip document/zip_archive.cpp document/document.cpp document/office_document.cpp document/epub_document.cpp)
+set(NMT_FUZZED_xml document/xml_part.cpp document/paragraph_text.cpp document/office_dialects.cpp
+    document/translated_fragment.cpp document/subtitle_document.cpp document/markdown_document.cpp
+    document/markdown_inline.cpp)
+set(NMT_FUZZ_TARGETS line_reader config checkpoint state_dict sentencepiece score html sentences zip xml)

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "document/epub_document.h"
+#include "document/markdown_document.h"
 #include "document/office_document.h"
 #include "document/subtitle_document.h"
 #include "util/error.h"
@@ -65,9 +66,10 @@ std::unique_ptr<Document> open_document(DocumentFormat format, std::string bytes
       return open_epub(std::move(bytes), name, limits);
     case DocumentFormat::kSrt:
       return open_subtitles(std::move(bytes), name, limits);
-    default:
-      throw DataError(name + ": ." + format_name(format) + " documents are not translated yet.");
+    case DocumentFormat::kMarkdown:
+      return open_markdown(std::move(bytes), name, limits);
   }
+  throw std::logic_error("open_document: unknown format");
 }
 
 std::string translate_document(Document& document, const std::string& target, const ChunkTranslator& translate,

@@ -19,24 +19,7 @@ std::string leaf_text(const pugi::xml_node& leaf) {
   return out;
 }
 
-// A canonical form of an element and what it holds, without what does not
-// change how text looks.
-void write_look(const pugi::xml_node& node, const ParagraphDialect& d, std::string& out) {
-  out += '<';
-  out += node.name();
-  std::vector<std::string> attributes;
-  for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute()) {
-    if (!d.is(d.unstyled, a.name())) attributes.push_back(std::string(a.name()) + "=" + a.value());
-  }
-  std::sort(attributes.begin(), attributes.end());
-  for (const auto& a : attributes) out += " " + a;
-  out += '>';
-  for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
-    if (c.type() == pugi::node_element && !d.is(d.unstyled, c.name())) write_look(c, d, out);
-  }
-  out += "</>";
-}
-
+// Whitespace as OpenDocument reads it: each stretch one space.
 std::string collapse(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -45,6 +28,27 @@ std::string collapse(const std::string& text) {
     out += space ? ' ' : c;
   }
   return out;
+}
+
+// A canonical form of an element and what it holds, without what does not
+// change how text looks; "" when nothing that does is left (<w:rPr><w:lang/></w:rPr>).
+std::string look_of_element(const pugi::xml_node& node, const ParagraphDialect& d) {
+  std::vector<std::string> attributes;
+  for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute()) {
+    if (!d.is(d.unstyled, a.name())) attributes.push_back(std::string(a.name()) + "=" + a.value());
+  }
+  std::sort(attributes.begin(), attributes.end());
+  std::string inner;
+  for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+    if (c.type() == pugi::node_element && !d.is(d.unstyled, c.name())) {
+      const std::string child = look_of_element(c, d);
+      inner += child.empty() ? "<" + std::string(c.name()) + "/>" : child;
+    }
+  }
+  if (attributes.empty() && inner.empty()) return "";
+  std::string out = "<" + std::string(node.name());
+  for (const auto& a : attributes) out += " " + a;
+  return out + ">" + inner + "</>";
 }
 
 }  // namespace
@@ -126,15 +130,12 @@ std::string ParagraphText::look_of(const std::vector<pugi::xml_node>& chain) con
   for (const pugi::xml_node& n : chain) {
     out += '<';
     out += n.name();
-    std::vector<std::string> attributes;
     for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
-      if (!dialect_.is(dialect_.unstyled, a.name())) attributes.push_back(std::string(a.name()) + "=" + a.value());
+      if (!dialect_.is(dialect_.unstyled, a.name())) out += std::string(" ") + a.name() + "=" + a.value();
     }
-    std::sort(attributes.begin(), attributes.end());
-    for (const auto& a : attributes) out += " " + a;
     out += '>';
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
-      if (c.type() == pugi::node_element && dialect_.is(dialect_.properties, c.name())) write_look(c, dialect_, out);
+      if (c.type() == pugi::node_element && dialect_.is(dialect_.properties, c.name())) out += look_of_element(c, dialect_);
     }
   }
   return out;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstring>
 #include <regex>
+#include <sstream>
 
 #include "document/translated_fragment.h"
 #include "text/utf8.h"
@@ -133,13 +136,88 @@ class SubtitleDocument : public Document {
       }
       if (!p.empty_element) lines[cue][line] += p.text;
     }
+    bool empty_cue = false;
+    for (const auto& cue_lines : lines) {
+      std::string all;
+      for (const auto& l : cue_lines) all += trim(l);
+      empty_cue = empty_cue || all.empty();
+    }
+    if (empty_cue && end - first > 1) return spread_by_length(first, end, lines);
     for (size_t c = first; c < end; ++c) {
+      const auto& cue_lines = lines[c - first];
+      const bool empty_line = std::any_of(cue_lines.begin(), cue_lines.end(),
+                                          [](const std::string& l) { return trim(l).empty(); });
+      if (empty_line && cue_lines.size() > 1) {  // a line left empty: the cue's words over its lines by length
+        spread_by_length(c, c + 1, {cue_lines});
+        continue;
+      }
       cues_[c].lines.clear();
-      for (const auto& l : lines[c - first]) {
+      for (const auto& l : cue_lines) {
         const std::string t = trim(l);
         if (!t.empty()) cues_[c].lines.push_back(t);
       }
     }
+  }
+
+  // Where the alignment left a cue without words (a verb-final target pulls
+  // a sentence's end into the cue of its verb, and the cue's stretch with
+  // it), the words are spread over the cues in their order by the length of
+  // each cue's source text, a cut moved to a punctuation mark within two
+  // words; a cue's lines by the same rule.
+  void spread_by_length(size_t first, size_t end, const std::vector<std::vector<std::string>>& lines) {
+    std::vector<std::string> words;
+    for (const auto& cue_lines : lines) {
+      for (const auto& l : cue_lines) {
+        std::istringstream in(l);
+        for (std::string w; in >> w;) words.push_back(w);
+      }
+    }
+    std::vector<size_t> weights;
+    for (size_t c = first; c < end; ++c) {
+      size_t chars = 1;
+      for (const auto& l : cues_[c].lines) chars += l.size();
+      weights.push_back(chars);
+    }
+    const auto bounds = cuts(words.size(), weights, words);
+    for (size_t c = first; c < end; ++c) {
+      const std::vector<std::string> mine(words.begin() + static_cast<std::ptrdiff_t>(bounds[c - first]),
+                                          words.begin() + static_cast<std::ptrdiff_t>(bounds[c - first + 1]));
+      std::vector<size_t> line_weights;
+      for (const auto& l : cues_[c].lines) line_weights.push_back(l.size() + 1);
+      if (line_weights.empty() || mine.size() < 2 * line_weights.size()) line_weights = {1};
+      const auto line_bounds = cuts(mine.size(), line_weights, mine);
+      cues_[c].lines.clear();
+      for (size_t l = 0; l + 1 < line_bounds.size(); ++l) {
+        std::string text;
+        for (size_t w = line_bounds[l]; w < line_bounds[l + 1]; ++w) text += (text.empty() ? "" : " ") + mine[w];
+        if (!text.empty()) cues_[c].lines.push_back(text);
+      }
+    }
+  }
+
+  // Boundaries [0, ..., n] cutting n words into weights.size() parts of at
+  // least one word each (where there are enough), in proportion to the weights.
+  static std::vector<size_t> cuts(size_t n, const std::vector<size_t>& weights, const std::vector<std::string>& words) {
+    const size_t parts = weights.size();
+    double total = 0;
+    for (size_t w : weights) total += static_cast<double>(w);
+    std::vector<size_t> out{0};
+    double sum = 0;
+    for (size_t k = 0; k + 1 < parts; ++k) {
+      sum += static_cast<double>(weights[k]);
+      size_t cut = static_cast<size_t>(std::lround(sum / total * static_cast<double>(n)));
+      for (size_t d = 0; d <= 2; ++d) {  // a clause's end close by
+        const auto ends_clause = [&](size_t at) {
+          return at > 0 && at < n && std::strchr(",.;:!?", words[at - 1].back()) != nullptr;
+        };
+        if (ends_clause(cut + d)) { cut += d; break; }
+        if (d <= cut && ends_clause(cut - d)) { cut -= d; break; }
+      }
+      const size_t low = out.back() + (n >= parts ? 1 : 0), high = n >= parts ? n - (parts - 1 - k) : n;
+      out.push_back(std::clamp(cut, std::min(low, high), high));
+    }
+    out.push_back(n);
+    return out;
   }
 
   std::vector<Cue> cues_;

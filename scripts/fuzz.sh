@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(line_reader config checkpoint state_dict sentencepiece score html sentences)
+[ ${#targets[@]} -gt 0 ] || targets=(line_reader config checkpoint state_dict sentencepiece score html sentences zip xml)
 
 scripts/install_deps.sh
 need=()

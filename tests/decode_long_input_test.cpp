@@ -4,10 +4,6 @@
 // the floors of issue 49), the model directory records the trained lengths, a
 // translation cut short is caught and named, and hostile input ends in a
 // translation or a clear report.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data_test_util.h"
+#include "tests/sample_model_util.h"
 #include "tests/test_support.h"
 
 namespace nmt {
@@ -33,30 +30,9 @@ int64_t count_words(const std::string& text) {
 
 class LongInput : public ::testing::Test {
  protected:
-  // ctest runs each case in a process of its own: the model is trained once
-  // per build of the trainer, under a lock, and shared.
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    namespace fs = std::filesystem;
-    fs::create_directories(fs::path(model()).parent_path());
-    const int lock = ::open((model() + ".lock").c_str(), O_CREAT | O_RDWR, 0644);
-    if (lock >= 0) ::flock(lock, LOCK_EX);
-    const std::string trainer = test::binary_dir() + "/trainer";
-    const std::string stamp = std::to_string(fs::file_size(trainer)) + " " +
-                              std::to_string(fs::last_write_time(trainer).time_since_epoch().count());
-    const std::string stamp_file = model() + "/trained_by";
-    trained_ = fs::exists(stamp_file) && test::read_text(stamp_file) == stamp;
-    if (!trained_) {
-      std::error_code ec;
-      fs::remove_all(model(), ec);
-      const auto r = test::run_command("cd " + test::shell_quote(test::source_dir()) + " && " +
-                                       test::shell_quote(trainer) + " --config configs/sample.json --out " +
-                                       test::shell_quote(model()));
-      trained_ = r.code == 0;
-      if (trained_) std::ofstream(stamp_file) << stamp;
-      if (!trained_) std::cerr << r.output;
-    }
-    if (lock >= 0) ::close(lock);
+    trained_ = test::train_sample_model();
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -64,7 +40,7 @@ class LongInput : public ::testing::Test {
   }
   void SetUp() override { ASSERT_TRUE(trained_) << "the sample model did not train"; }
 
-  static std::string model() { return test::binary_dir() + "/test_models/long_input_sample"; }
+  static std::string model() { return test::sample_model_dir(); }
   static std::string translator() { return test::shell_quote(test::binary_dir() + "/translator"); }
   // The translator on `input` (written to a file) with `flags`; stdout to OUT.
   static test::CommandResult translate(const std::string& input, const std::string& flags,

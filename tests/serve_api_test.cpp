@@ -83,11 +83,13 @@ TEST(LibreTranslateApi, BadRequestsAreRefusedWith400) {
   };
   for (const json& body :
        {json::array(), json("text"), without("q"), without("source"), without("target"), with("q", 5),
-        with("q", json{"a", 5}), with("source", 7), with("format", "xml"), with("alternatives", -1), with("alternatives", "many")}) {
+        with("q", json{"a", 5}), with("source", 7), with("alternatives", -1), with("alternatives", "many")}) {
     EXPECT_EQ(test::refusal_status([&] { parse_libretranslate(body); }), 400) << body.dump();
   }
   EXPECT_EQ(test::refusal_status([&] { parse_libretranslate(with("format", "text")); }), 0);
   EXPECT_EQ(test::refusal_status([&] { parse_libretranslate(with("format", "html")); }), 0);
+  // The format is checked by the service, after the languages, as LibreTranslate does.
+  EXPECT_EQ(test::refusal_status([&] { parse_libretranslate(with("format", "xml")); }), 0);
 }
 
 TEST(LibreTranslateApi, LanguagesListBothCodesWithNames) {
@@ -121,7 +123,9 @@ TEST(LibreTranslateApi, FrontendSettingsHaveLibreTranslatesFields) {
   EXPECT_EQ(j.at("keyRequired"), false);
   EXPECT_EQ(j.at("suggestions"), false);
   EXPECT_EQ(j.at("filesTranslation"), true);
-  EXPECT_EQ(j.at("supportedFilesFormat"), (json{".txt", ".html", ".htm"}));
+  // LibreTranslate's in its order (but .pdf), then ours.
+  EXPECT_EQ(j.at("supportedFilesFormat"),
+            (json{".txt", ".odt", ".odp", ".docx", ".pptx", ".epub", ".html", ".srt", ".md", ".htm"}));
   EXPECT_EQ(j.at("language").at("source"), (json{{"code", "auto"}, {"name", "Auto Detect"}}));
   EXPECT_EQ(j.at("language").at("target"), (json{{"code", "de"}, {"name", "German"}}));
   EXPECT_TRUE(j.at("frontendTimeout").is_number());

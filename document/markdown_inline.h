@@ -1,0 +1,33 @@
+// Markdown's inline syntax to HTML and back, for translating a block's text
+// with its emphasis and links carried by attention (decode/html_translation.h):
+// **strong** and __strong__ become <b>, *em* and _em_ <i>, ~~struck~~ <s>,
+// [text](destination) an <a> whose text is translated; code spans, images,
+// autolinks, inline HTML and backslash escapes are kept as they are (each an
+// empty marker where it stood). Back from the translation, each element is
+// written as the source wrote it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace nmt::document {
+
+class MarkdownInline {
+ public:
+  explicit MarkdownInline(const std::string& markdown);
+
+  // The text as HTML to translate; "" when it holds no words.
+  const std::string& html() const { return html_; }
+  // The translation written back as Markdown.
+  std::string markdown(const std::string& translated_html) const;
+
+ private:
+  std::string parse(const std::string& s, size_t begin, size_t end);
+
+  std::vector<std::string> kept_;          // verbatim Markdown, by marker number
+  std::vector<std::string> destinations_;  // "(url "title")" of links, by number
+  std::vector<std::string> delimiters_;    // the delimiter an emphasis used, by number
+  std::string html_;
+};
+
+}  // namespace nmt::document
