@@ -4,7 +4,8 @@
 From examples/sample/test.en, one sentence a paragraph, each with one noun or
 adjective whose German rendering the sample's generator knows
 (examples/sample/lexicon.py) made bold, italic or a link in turn; with a title,
-a heading, a table, a footnote and an image. pandoc turns the Markdown into
+a heading, a table, a footnote, speaker notes (a paragraph in .docx and
+.odt) and an image. pandoc turns the Markdown into
 
 .docx, .odt and .pptx (LibreOffice headless makes the .odp from the .pptx); `translator --input --output` translates each; the
 result is read back with zipfile and ElementTree (and opened by python-docx and
@@ -90,7 +91,7 @@ def markdown(lines, count):
     body = "\n\n".join(paragraphs)
     md = ("---\ntitle: " + lines[0] + "\n---\n\n# " + lines[1] + "\n\n" + body + "[^1]\n\n" +
           "| " + lines[2] + " | " + lines[3] + " |\n|---|---|\n| " + lines[4] + " | " + lines[5] + " |\n\n" +
-          "![](picture.png)\n\n[^1]: " + lines[6] + "\n")
+          "![](picture.png)\n\n::: notes\n" + lines[7] + "\n:::\n\n[^1]: " + lines[6] + "\n")
     return md, cases
 
 
@@ -271,7 +272,7 @@ def main():
     p.add_argument("--no-pdf", action="store_true")
     args = p.parse_args()
     lines = [l.strip() for l in open(args.source, encoding="utf-8") if l.strip()]
-    md, cases = markdown(lines[7:], args.sentences)
+    md, cases = markdown(lines[8:], args.sentences)
     failed = False
     with tempfile.TemporaryDirectory() as work:
         with open(os.path.join(work, "doc.md"), "w", encoding="utf-8") as f:

@@ -12,6 +12,7 @@ std::string route_label(const std::string& path) {
     if (path == known) return path;
   }
   if (path.rfind("/download_file/", 0) == 0) return "/download_file";
+  if (path.rfind("/translate_file/progress/", 0) == 0) return "/translate_file/progress";
   if (path == "/" || path == "/page.js" || path == "/page.css") return "/page";
   return "other";
 }
@@ -25,7 +26,11 @@ std::string allowed_methods(const std::string& path, bool page) {
   for (const char* p : {"/languages", "/frontend/settings", "/health", "/ready", "/metrics", "/spec", "/translator/models"}) {
     if (path == p) return kGet;
   }
-  if (path.rfind("/download_file/", 0) == 0 && path.find('/', 15) == std::string::npos) return kGet;
+  for (const std::string prefix : {"/download_file/", "/translate_file/progress/"}) {
+    if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() && path.find('/', prefix.size()) == std::string::npos) {
+      return kGet;
+    }
+  }
   if (page) {
     for (const PageFile& file : page_files()) {
       if (path == (file.path == std::string("/index.html") ? "/" : file.path)) return kGet;

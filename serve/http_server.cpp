@@ -303,6 +303,14 @@ void TranslationServer::add_libretranslate_routes() {
     reader([](const char*, size_t) { return true; });  // read to the end, so the client reads the answer
     send_error(res, 403, "Suggestions are disabled on this server.");
   });
+  http_->Get(R"(/translate_file/progress/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    guarded(res, [&] {
+      const std::string id = req.matches[1];
+      const auto p = ready_service().progress().get(id);
+      if (!p) throw HttpError(404, "No file is being translated with progress_id " + id + ".");
+      send_json(res, 200, {{"done", p->done}, {"total", p->total}, {"finished", p->finished}});
+    });
+  });
   http_->Get(R"(/download_file/([^/]+))",
              [this](const httplib::Request& req, httplib::Response& res) { guarded(res, [&] { handle_download(req, res); }); });
 }

@@ -105,7 +105,7 @@ auto when_room(Call&& call) {
 }  // namespace
 
 std::string LibreTranslateService::translate_text_file(const std::string& source, const std::string& target,
-                                                       const std::string& content) {
+                                                       const std::string& content, const std::string& progress_id) {
   constexpr size_t kLinesAtOnce = 64;
   const auto lines = split_lines(content);
   std::string out;
@@ -120,12 +120,17 @@ std::string LibreTranslateService::translate_text_file(const std::string& source
       out += t.hypotheses.front();
       first_line = false;
     }
+    if (!progress_id.empty()) {
+      progress_.update(progress_id, static_cast<int64_t>(std::min(lines.size(), first + kLinesAtOnce)),
+                       static_cast<int64_t>(lines.size()));
+    }
   }
   return out;
 }
 
 std::string LibreTranslateService::translate_document_file(std::string source, const std::string& target,
-                                                           document::DocumentFormat format, const UploadedFile& file) {
+                                                           document::DocumentFormat format, const UploadedFile& file,
+                                                           const std::string& progress_id) {
   std::unique_ptr<document::Document> doc;
   try {
     doc = document::open_document(format, file.content, file.filename);
@@ -147,7 +152,11 @@ std::string LibreTranslateService::translate_document_file(std::string source, c
     for (const auto& t : done) out.push_back(t.hypotheses.front());
     return out;
   };
-  return document::translate_document(*doc, target, translate, 32);
+  const auto count = [&](size_t done, size_t total) {
+    if (!progress_id.empty()) progress_.update(progress_id, static_cast<int64_t>(done), static_cast<int64_t>(total));
+  };
+  if (!progress_id.empty()) progress_.update(progress_id, 0, static_cast<int64_t>(doc->texts().size()));
+  return document::translate_document(*doc, target, translate, 32, count);
 }
 
 json LibreTranslateService::detect(const RequestBody& body, const Caller& caller) {
@@ -177,21 +186,26 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
   }
   std::string source = string_field(body.fields, "source", true);
   const std::string target = string_field(body.fields, "target", true);
+  const std::string progress_id = string_field(body.fields, "progress_id", false);
+  if (!progress_id.empty() && !FileProgress::valid_id(progress_id)) {
+    throw HttpError(400, "Invalid request: progress_id must be 8 to 64 letters, digits or '-'");
+  }
   // As LibreTranslate names the result: example.txt translated to German is example_de.txt.
   const size_t dot = file.filename.rfind('.');
   const std::string result_name = file.filename.substr(0, dot) + "_" + target + file.filename.substr(dot);
   check_upload_name(result_name);  // before the work, not after
   std::string translated;
   if (const auto format = document::document_format(ext)) {
-    translated = translate_document_file(source, target, *format, file);
+    translated = translate_document_file(source, target, *format, file, progress_id);
   } else {
     const bool html = ext != ".txt";
     limits_.check({file.content}, /*count_lines=*/false);
     if (source == "auto") source = detect_source(file.content, html).language;
     std::vector<std::string> pivots;
     translated = html ? translate_texts_of(source, target, {file.content}, true, pivots).front().hypotheses.front()
-                      : translate_text_file(source, target, file.content);
+                      : translate_text_file(source, target, file.content, progress_id);
   }
+  if (!progress_id.empty()) progress_.finish(progress_id);
   const std::string name = files_.put(result_name, translated);
   return {{"translatedFileUrl", base_url + "/download_file/" + name}};
 }

@@ -11,6 +11,7 @@
 
 #include "document/document.h"
 #include "serve/access_control.h"
+#include "serve/file_progress.h"
 #include "serve/file_store.h"
 #include "serve/request_body.h"
 #include "serve/served_models.h"
@@ -36,9 +37,12 @@ class LibreTranslateService {
   // POST /detect.
   nlohmann::json detect(const RequestBody& body, const Caller& caller);
   // POST /translate_file; `base_url` ("http://host:port") starts the download URL.
+  // With a `progress_id` field its parts are counted in progress().
   nlohmann::json translate_file(const RequestBody& body, const Caller& caller, const std::string& base_url);
   // GET /frontend/settings.
   nlohmann::json frontend_settings() const;
+  // GET /translate_file/progress/ID.
+  const FileProgress& progress() const { return progress_; }
 
   // The language of `text` among the server's sources: CLD2's best, or when
   // it finds none (too short, too mixed, another language) English with
@@ -63,17 +67,19 @@ class LibreTranslateService {
                                                   int64_t alternatives = 0);
   // A text file's lines, 64 at a time; a chunk that finds the queue full waits
   // for room (up to a minute) instead of losing the chunks done before it.
-  std::string translate_text_file(const std::string& source, const std::string& target, const std::string& content);
+  std::string translate_text_file(const std::string& source, const std::string& target, const std::string& content,
+                                  const std::string& progress_id);
   // A document (.docx, .srt, ...) translated in parts through the batcher,
   // its formatting kept (document/document.h); a damaged or refused one is
   // LibreTranslate's 400 naming what is wrong.
   std::string translate_document_file(std::string source, const std::string& target, document::DocumentFormat format,
-                                      const UploadedFile& file);
+                                      const UploadedFile& file, const std::string& progress_id);
 
   ServedModels& models_;
   AccessControl& access_;
   FileStore& files_;
   RequestLimits limits_;
+  FileProgress progress_;
 };
 
 }  // namespace nmt::serve

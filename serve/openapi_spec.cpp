@@ -87,6 +87,9 @@ json definitions() {
   d["translate-file"] = object_of({{"translatedFileUrl", described("string", "Translated file url")}});
   d["opennmt-translations"] = {{"type", "array"}, {"description", "Per text, its hypotheses: {src, tgt, n_best, pred_score}"},
                                {"items", {{"type", "array"}, {"items", {{"type", "object"}}}}}};
+  d["file-progress"] = object_of({{"done", described("integer", "Parts (paragraphs, lines) translated")},
+                                  {"total", described("integer", "Parts in all")},
+                                  {"finished", described("boolean", "Whether the file is translated")}});
   d["ready-response"] = object_of({{"status", described("string", "\"ready\" once every model is served")},
                                    {"models", described("array", "The served models")},
                                    {"pairs", described("string", "The pairs translated, pivots named")}});
@@ -113,7 +116,8 @@ json paths() {
   p["/translate_file"]["post"] = operation(
       "Translate a File", "translate",
       {file, form("source", true, "Source language code or \"auto\" for auto detection", text_schema("en")),
-       form("target", true, "Target language code", text_schema("es")), api_key()},
+       form("target", true, "Target language code", text_schema("es")), api_key(),
+       form("progress_id", false, "Ours: an id to follow the translation's progress by", text_schema("3f2c9a1e-77d0"))},
       responses("Translated file", "translate-file", "Translation error"));
   p["/translate_file"]["post"]["consumes"] = {"multipart/form-data"};
   p["/detect"]["post"] = operation("Detect Language of Text", "translate",
@@ -138,6 +142,12 @@ json paths() {
         {"description", "The name in translatedFileUrl"}}},
       {{"200", {{"description", "The translated file"}}},
        {"404", {{"description", "No such file (files are kept for a limited time)"}, {"schema", ref("error-response")}}}});
+  p["/translate_file/progress/{id}"]["get"] = operation(
+      "Progress of a File Being Translated", "translate",
+      {{{"in", "path"}, {"name", "id"}, {"required", true}, {"type", "string"},
+        {"description", "The progress_id the upload carried (8 to 64 letters, digits or '-')"}}},
+      {{"200", {{"description", "Parts done and in all"}, {"schema", ref("file-progress")}}},
+       {"404", {{"description", "No such upload"}, {"schema", ref("error-response")}}}});
   p["/translator/translate"]["post"] = operation(
       "Translate Texts (OpenNMT-py's API)", "opennmt",
       {{{"in", "body"}, {"name", "body"}, {"required", true},

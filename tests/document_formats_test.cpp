@@ -50,6 +50,37 @@ TEST(DocumentFormats, AnIdentityTranslationGivesTheSameTextAndEveryOtherEntryByt
   EXPECT_EQ(after.select_nodes("//w:b").size(), 1u);
 }
 
+TEST(DocumentFormats, EveryPartPeopleSeeIsTranslated) {
+  const auto part = [](const std::string& root, const std::string& text) {
+    return "<?xml version=\"1.0\"?><w:" + root + " " + test::kWordNamespaces + "><w:x><w:p><w:r><w:t>" + text +
+           "</w:t></w:r></w:p></w:x></w:" + root + ">";
+  };
+  const std::string docx = test::zip_of(
+      {{"word/document.xml", test::document_xml("<w:p><w:r><w:t>Body.</w:t></w:r></w:p>")},
+       {"word/header1.xml", part("hdr", "Header.")},
+       {"word/footer2.xml", part("ftr", "Footer.")},
+       {"word/footnotes.xml", part("footnotes", "Footnote.")},
+       {"word/endnotes.xml", part("endnotes", "Endnote.")},
+       {"word/comments.xml", part("comments", "Comment.")},
+       {"word/styles.xml", part("styles", "Not text.")},
+       {"docProps/core.xml", "<cp:coreProperties xmlns:cp=\"c\" xmlns:dc=\"d\"><dc:title>Title.</dc:title></cp:coreProperties>"}});
+  auto doc = open_document(DocumentFormat::kDocx, docx, "all.docx");
+  EXPECT_EQ(doc->texts(), (std::vector<std::string>{"Body.", "Footnote.", "Endnote.", "Comment.", "Header.", "Footer.", "Title."}));
+  const std::string pptx = test::zip_of(
+      {{"ppt/presentation.xml", "<p/>"},
+       {"ppt/slides/slide10.xml", "<p:sld xmlns:a=\"a\" xmlns:p=\"p\"><a:p><a:r><a:t>Ten.</a:t></a:r></a:p></p:sld>"},
+       {"ppt/slides/slide2.xml", "<p:sld xmlns:a=\"a\" xmlns:p=\"p\"><a:p><a:r><a:t>Two.</a:t></a:r><a:endParaRPr/></a:p></p:sld>"},
+       {"ppt/notesSlides/notesSlide2.xml",
+        "<p:notes xmlns:a=\"a\" xmlns:p=\"p\"><a:p><a:fld type=\"slidenum\"><a:t>2</a:t></a:fld></a:p>"
+        "<a:p><a:r><a:t>Notes.</a:t></a:r></a:p></p:notes>"}});
+  auto slides = open_document(DocumentFormat::kPptx, pptx, "s.pptx");
+  // Slides in their order (2 before 10), then the notes; the slide number field is left alone.
+  EXPECT_EQ(slides->texts(), (std::vector<std::string>{"Two.", "Ten.", "Notes."}));
+  const std::string out = slides->render({"Zwei.", "Zehn.", "Notizen."}, "de");
+  EXPECT_NE(entry_of(out, "ppt/slides/slide2.xml").find("<a:r><a:t>Zwei.</a:t></a:r><a:endParaRPr/>"), std::string::npos)
+      << entry_of(out, "ppt/slides/slide2.xml");
+}
+
 TEST(DocumentFormats, DamagedHostileAndMislabelledFilesAreRefusedClearly) {
   const std::string docx = test::docx_of(kBody);
   const auto refusal = [](DocumentFormat f, const std::string& bytes, DocumentLimits limits = {}) {

@@ -1,6 +1,7 @@
 // What people and programs use against the server, installed as they
 // install them: LibreTranslate client libraries from npm, and the server's
 // page in Debian's chromium (puppeteer-core from npm), both in tests/clients.
+#include "tests/document_test_util.h"
 #include "tests/serve_models_test_util.h"
 
 namespace nmt {
@@ -33,7 +34,7 @@ TEST_F(ServeModels, LibreTranslateClientLibrariesFromNpmTranslateUnchanged) {
   EXPECT_EQ(got.at("libretranslate_ts").at("translatedText"), server_says(texts["fr"], "fr", "de"));  // pivoted
   EXPECT_EQ(got.at("libretranslate_ts_detect").at("language"), "fr") << got.dump();
   EXPECT_GT(got.at("libretranslate_ts_detect").at("confidence").get<double>(), 50.0);
-  EXPECT_NE(got.at("libretranslate_ts_unknown_pair").at("error").get<std::string>().find("Spanish (es) is not available"),
+  EXPECT_NE(got.at("libretranslate_ts_unknown_pair").at("error").get<std::string>().find("es is not supported"),
             std::string::npos)
       << got.dump();
 }
@@ -54,8 +55,14 @@ TEST_F(ServeModels, ThePageTranslatesAsTheCommandLineInABrowser) {
   EXPECT_EQ(page->body.find("<script>"), std::string::npos);  // no inline script
   EXPECT_EQ(c.Get("/page.js")->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
   const std::string text = sentences_.at("de")[1];
+  // A document of 600 paragraphs, translated in parts of 32: the page shows how far it has come.
+  std::string paragraphs;
+  for (int i = 0; i < 600; ++i) paragraphs += "<w:p><w:r><w:t>" + sentences_.at("de")[i % sentences_.at("de").size()] + "</w:t></w:r></w:p>";
+  test::TempDir files;
+  std::ofstream(files.path("brief.docx"), std::ios::binary) << test::docx_of(paragraphs);
   const json case_json = {{"source", "de"}, {"target", "en"}, {"text", text}, {"expected", cli(0, {text}).at(0)},
-                          {"auto_text", sentences_.at("fr")[0]}, {"auto_name", "French"}};
+                          {"auto_text", sentences_.at("fr")[0]}, {"auto_name", "French"},
+                          {"file", files.path("brief.docx")}};
   const auto r = test::run_command("node " + test::shell_quote(clients + "/page_test.mjs") + " " +
                                    std::to_string(server.port()) + " " + test::shell_quote(case_json.dump()));
   ASSERT_EQ(r.code, 0) << r.output;
@@ -73,6 +80,14 @@ TEST_F(ServeModels, ThePageTranslatesAsTheCommandLineInABrowser) {
   EXPECT_NE(got.at("error_429").get<std::string>().find("The server is busy"), std::string::npos) << got.dump();
   EXPECT_NE(got.at("error_503").get<std::string>().find("still loading"), std::string::npos) << got.dump();
   EXPECT_NE(got.at("error_limit").get<std::string>().find("limit of 100000 characters"), std::string::npos);
+  EXPECT_EQ(got.at("file_link"), "Download the translation of brief.docx");
+  EXPECT_NE(got.at("file_href").get<std::string>().find("brief_en.docx"), std::string::npos) << got.dump();
+  bool progressed = false;  // a line "... 64 of 600 parts" between the first and the link
+  for (const auto& seen : got.at("file_seen")) {
+    const std::string line = seen.get<std::string>();
+    progressed = progressed || (line.find(" of 600 parts") != std::string::npos && line.find("… 600 of") == std::string::npos);
+  }
+  EXPECT_TRUE(progressed) << got.dump();
 
   // --no-ui: no page.
   serve::ServerOptions no_ui;

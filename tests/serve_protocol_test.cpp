@@ -135,6 +135,23 @@ TEST_F(Protocol, ErrorsSayWhatLibreTranslateSays) {
                                                                             {"target", "en", "", ""}});
   EXPECT_EQ(pdf->status, 400);
   EXPECT_EQ(json::parse(pdf->body).at("error"), "Invalid request: file format not supported");
+  // Ours, beside LibreTranslate's fields: a file's progress by an id of the client's.
+  const auto bad_id = c.Post("/translate_file", httplib::MultipartFormDataItems{{"file", "Ein Hund.", "a.txt", "text/plain"},
+                                                                               {"source", "de", "", ""},
+                                                                               {"target", "en", "", ""},
+                                                                               {"progress_id", "../x", "", ""}});
+  EXPECT_EQ(bad_id->status, 400);
+  EXPECT_EQ(json::parse(bad_id->body).at("error"), "Invalid request: progress_id must be 8 to 64 letters, digits or '-'");
+  const auto unknown = c.Get("/translate_file/progress/0123456789abcdef");
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_TRUE(json::parse(unknown->body).contains("error"));
+  const auto tracked = c.Post("/translate_file", httplib::MultipartFormDataItems{{"file", "Hund.\nKuh.", "a.txt", "text/plain"},
+                                                                                {"source", "de", "", ""},
+                                                                                {"target", "en", "", ""},
+                                                                                {"progress_id", "0123456789abcdef", "", ""}});
+  ASSERT_EQ(tracked->status, 200) << tracked->body;
+  EXPECT_EQ(json::parse(c.Get("/translate_file/progress/0123456789abcdef")->body),
+            (json{{"done", 2}, {"total", 2}, {"finished", true}}));
   const json settings = json::parse(c.Get("/frontend/settings")->body);
   EXPECT_EQ(settings.at("supportedFilesFormat"),
             (json{".txt", ".odt", ".odp", ".docx", ".pptx", ".epub", ".html", ".srt", ".md", ".htm"}));

@@ -243,17 +243,39 @@ async function copy() {
   }
 }
 
+// A random id for the upload's progress (crypto.randomUUID needs a secure context; this does not).
+function progressId() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function translateFile(file) {
   if (!file) return;
+  const id = progressId();
   const form = new FormData();
   form.append("file", file);
   form.append("source", $("source").value);
   form.append("target", $("target").value);
   form.append("api_key", storedKey());
+  form.append("progress_id", id);
   $("download").hidden = false;
   $("download").textContent = "Translating " + file.name + "…";
+  // How far it has come, every half second until the answer.
+  let polling = true;
+  const poll = async () => {
+    while (polling) {
+      await new Promise((r) => setTimeout(r, 500));
+      try {
+        const p = await api("translate_file/progress/" + id);
+        if (polling && p.total > 0) {
+          $("download").textContent = "Translating " + file.name + "… " + p.done + " of " + p.total + " parts";
+        }
+      } catch (e) { /* not started yet, or gone: the answer will say */ }
+    }
+  };
+  poll();
   try {
     const answer = await api("translate_file", { method: "POST", body: form });
+    polling = false;
     const link = document.createElement("a");
     link.href = answer.translatedFileUrl;
     link.textContent = "Download the translation of " + file.name;
@@ -261,6 +283,7 @@ async function translateFile(file) {
     $("download").replaceChildren(link);
     showError("");
   } catch (error) {
+    polling = false;
     $("download").hidden = true;
     showError(explain(error));
   }

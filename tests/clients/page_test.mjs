@@ -2,7 +2,8 @@
 //   node page_test.mjs PORT CASE_JSON [SCREENSHOT_DIR]
 // CASE_JSON: {"source": "de", "target": "en", "text": ..., "expected": the
 // command line's translation, "auto_text": a text in another source language,
-// "auto_name": that language's name, "hover": a translated word to point at}.
+// "auto_name": that language's name, "hover": a translated word to point at,
+// "file": a document to upload, whose progress line and link are recorded}.
 // With SCREENSHOT_DIR it stops after drawing page_wide.png and page_phone.png. Prints one JSON object of what it saw;
 // tests/serve_models_test.cpp checks it. Every request the page makes is
 // watched: one to another host is recorded and refused.
@@ -120,6 +121,20 @@ try {
   });
   await page.waitForFunction(() => !document.querySelector("#error").hidden);
   out.error_limit = await page.$eval("#error", (e) => e.textContent);
+
+  // A document dropped on the page: its progress line, then the download link.
+  if (c.file) {
+    await page.evaluate(() => {
+      window.seen = [];
+      const d = document.querySelector("#download");
+      new MutationObserver(() => window.seen.push(d.textContent)).observe(d, { childList: true, characterData: true, subtree: true });
+    });
+    await (await page.$("#file")).uploadFile(c.file);
+    await page.waitForFunction(() => document.querySelector("#download a"), { timeout: 120000 });
+    out.file_seen = [...new Set(await page.evaluate(() => window.seen))];
+    out.file_link = await page.$eval("#download a", (a) => a.textContent);
+    out.file_href = await page.$eval("#download a", (a) => a.href);
+  }
   out.page_errors = errors;
 } finally {
   await browser.close();
