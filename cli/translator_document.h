@@ -3,6 +3,8 @@
 // formatting (document/document.h), written to --output whole or not at all.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cli/translator_output.h"

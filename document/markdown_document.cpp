@@ -89,75 +89,101 @@ class MarkdownDocument : public Document {
     keep(line.substr(at));
   }
 
+  struct Patterns {
+    std::regex fence{R"(^ {0,3}(```|~~~).*)"};
+    std::regex heading{R"(^( {0,3}#{1,6}[ \t]+)(.*?)([ \t]+#+[ \t]*)?$)"};
+    std::regex item{R"(^(\s*(?:>\s?)*\s*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)(.*)$)"};
+    std::regex quote{R"(^(\s*(?:>\s?)+)(.*)$)"};
+    std::regex rule{R"(^ {0,3}([-*_])([ \t]*\1){2,}[ \t]*$|^ {0,3}(=+|-+)[ \t]*$)"};
+    std::regex definition{R"(^ {0,3}\[[^\]]+\]:\s.*)"};
+  };
+  static const Patterns& patterns() {
+    static const Patterns p;
+    return p;
+  }
+
   void read_blocks(const std::vector<std::string>& lines) {
-    static const std::regex fence(R"(^ {0,3}(```|~~~).*)");
-    static const std::regex heading(R"(^( {0,3}#{1,6}[ \t]+)(.*?)([ \t]+#+[ \t]*)?$)");
-    static const std::regex item(R"(^(\s*(?:>\s?)*\s*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)(.*)$)");
-    static const std::regex quote(R"(^(\s*(?:>\s?)+)(.*)$)");
-    static const std::regex rule(R"(^ {0,3}([-*_])([ \t]*\1){2,}[ \t]*$|^ {0,3}(=+|-+)[ \t]*$)");
-    static const std::regex definition(R"(^ {0,3}\[[^\]]+\]:\s.*)");
-    size_t i = 0;
-    if (!lines.empty() && lines[0] == "---") {  // front matter, to its closing line
-      keep(lines[i++]);
-      while (i < lines.size()) {
-        keep(lines[i]);
-        if (lines[i++] == "---" || lines[i - 1] == "...") break;
-      }
-    }
-    bool in_fence = false, after_blank = true;
-    std::string fence_mark;
+    size_t i = front_matter(lines);
+    bool after_blank = true;
     for (; i < lines.size(); ++i) {
-      const std::string& line = lines[i];
-      std::smatch m;
-      if (in_fence) {  // code: as it is, to the fence that closes it
-        keep(line);
-        const size_t first = line.find_first_not_of(' ');
-        in_fence = !(first != std::string::npos && line.compare(first, fence_mark.size(), fence_mark) == 0 &&
-                     line.find_first_not_of(fence_mark.substr(0, 1) + " \t\r", first) == std::string::npos);
-        continue;
-      }
-      if (std::regex_match(line, m, fence)) {
-        fence_mark = m[1];
-        in_fence = true;
-        keep(line);
-        continue;
-      }
-      if (blank(line)) {
-        keep(line);
+      if (code_fence(lines[i])) {
+        after_blank = false;
+      } else if (blank(lines[i])) {
+        keep(lines[i]);
         after_blank = true;
-        continue;
-      }
-      const bool indented_code = after_blank && (line.rfind("    ", 0) == 0 || line[0] == '\t');  // (or a list item's continuation: kept too)
-      if (indented_code || std::regex_match(line, rule) || std::regex_match(line, definition) ||
-          (line[0] == '<' && line.find('>') != std::string::npos)) {
-        keep(line);
-      } else if (std::regex_match(line, m, heading)) {
-        unit(m[1], m[2], m[3]);
-      } else if (line.find('|') != std::string::npos && line.find_first_not_of(' ') == line.find('|')) {
-        table_row(line);
-      } else if (std::regex_match(line, m, item)) {
-        unit(m[1], m[2], "");
-      } else if (std::regex_match(line, m, quote)) {
-        unit(m[1], m[2], "");
       } else {
-        // A paragraph: this line and those after it up to a blank or another block.
-        std::string text = line;
-        while (i + 1 < lines.size() && !blank(lines[i + 1]) && !std::regex_match(lines[i + 1], item) &&
-               !std::regex_match(lines[i + 1], heading) && !std::regex_match(lines[i + 1], fence) &&
-               !std::regex_match(lines[i + 1], rule) && !std::regex_match(lines[i + 1], quote)) {
-          text += " " + lines[++i].substr(lines[i].find_first_not_of(" \t"));
-        }
-        const size_t indent = text.find_first_not_of(" \t");
-        unit(text.substr(0, indent), text.substr(indent), "");
+        read_line(lines, i, after_blank);
+        after_blank = false;
       }
-      after_blank = false;
     }
+  }
+
+  // Front matter ("---" to "---" or "..."), kept: the line after it.
+  size_t front_matter(const std::vector<std::string>& lines) {
+    if (lines.empty() || lines[0] != "---") return 0;
+    keep(lines[0]);
+    for (size_t i = 1; i < lines.size(); ++i) {
+      keep(lines[i]);
+      if (lines[i] == "---" || lines[i] == "...") return i + 1;
+    }
+    return lines.size();
+  }
+
+  // Whether the line opens, holds or closes fenced code (kept as it is).
+  bool code_fence(const std::string& line) {
+    std::smatch m;
+    if (!in_fence_ && !std::regex_match(line, m, patterns().fence)) return false;
+    keep(line);
+    if (!in_fence_) {
+      fence_mark_ = m[1];
+      in_fence_ = true;
+      return true;
+    }
+    const size_t first = line.find_first_not_of(' ');
+    in_fence_ = !(first != std::string::npos && line.compare(first, fence_mark_.size(), fence_mark_) == 0 &&
+                  line.find_first_not_of(fence_mark_.substr(0, 1) + " \t\r", first) == std::string::npos);
+    return true;
+  }
+
+  // A line that is not code or blank; a paragraph takes the lines that continue it (moving `i`).
+  void read_line(const std::vector<std::string>& lines, size_t& i, bool after_blank) {
+    const Patterns& p = patterns();
+    const std::string& line = lines[i];
+    std::smatch m;
+    // Indented code (after a blank line; a list item's indented continuation is kept too), rules,
+    // link definitions and HTML blocks stay as they are.
+    const bool indented_code = after_blank && (line.rfind("    ", 0) == 0 || line[0] == '\t');
+    if (indented_code || std::regex_match(line, p.rule) || std::regex_match(line, p.definition) ||
+        (line[0] == '<' && line.find('>') != std::string::npos)) {
+      keep(line);
+    } else if (std::regex_match(line, m, p.heading)) {
+      unit(m[1], m[2], m[3]);
+    } else if (line.find('|') != std::string::npos && line.find_first_not_of(' ') == line.find('|')) {
+      table_row(line);
+    } else if (std::regex_match(line, m, p.item) || std::regex_match(line, m, p.quote)) {
+      unit(m[1], m[2], "");
+    } else {
+      std::string text = line;
+      while (i + 1 < lines.size() && continues_paragraph(lines[i + 1])) {
+        ++i;
+        text += " " + lines[i].substr(lines[i].find_first_not_of(" \t"));
+      }
+      const size_t indent = text.find_first_not_of(" \t");
+      unit(text.substr(0, indent), text.substr(indent), "");
+    }
+  }
+
+  static bool continues_paragraph(const std::string& line) {
+    const Patterns& p = patterns();
+    return !blank(line) && !std::regex_match(line, p.item) && !std::regex_match(line, p.heading) &&
+           !std::regex_match(line, p.fence) && !std::regex_match(line, p.rule) && !std::regex_match(line, p.quote);
   }
 
   std::vector<MarkdownInline> units_;
   std::vector<std::string> texts_;
   std::vector<Piece> pieces_;
-  bool trailing_newline_ = false;
+  std::string fence_mark_;
+  bool in_fence_ = false, trailing_newline_ = false;
 };
 
 }  // namespace

@@ -54,6 +54,33 @@ MarkdownInline::MarkdownInline(const std::string& markdown) {
   if (!has_words(html_)) html_.clear();
 }
 
+namespace {
+
+// Where a stretch kept verbatim starting at s[i] ends (a backslash escape, a
+// code span, an autolink or inline HTML, an image), or npos.
+size_t verbatim_end(const std::string& s, size_t i, size_t end) {
+  const char c = s[i];
+  if (c == '\\' && i + 1 < end) return i + 2;
+  if (c == '`') {
+    size_t run = 0;
+    while (i + run < end && s[i + run] == '`') ++run;
+    const size_t close = s.find(std::string(run, '`'), i + run);
+    return close == std::string::npos || close >= end ? i + run : close + run;
+  }
+  if (c == '<' && i + 1 < end && (std::isalpha(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '/') &&
+      s.find('>', i) < end) {
+    return s.find('>', i) + 1;
+  }
+  if (c == '!' && i + 1 < end && s[i + 1] == '[' && matching(s, i + 1, end) != std::string::npos) {
+    const size_t label = matching(s, i + 1, end);
+    return label < end && s[label] == '(' && matching(s, label, end) != std::string::npos ? matching(s, label, end)
+                                                                                            : label;
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
 std::string MarkdownInline::parse(const std::string& s, size_t begin, size_t end) {
   static thread_local int depth = 0;
   std::string out, text;
@@ -61,70 +88,64 @@ std::string MarkdownInline::parse(const std::string& s, size_t begin, size_t end
     out += text::escape_html_text(text);
     text.clear();
   };
-  const auto keep = [&](size_t from, size_t to) {
-    flush();
-    out += "<span data-a=\"" + std::to_string(kept_.size()) + "\"></span>";
-    kept_.push_back(s.substr(from, to - from));
-  };
   ++depth;
   for (size_t i = begin; i < end;) {
     const char c = s[i];
-    if (c == '\\' && i + 1 < end) {
-      keep(i, i + 2);
-      i += 2;
-    } else if (c == '`') {
-      size_t run = 0;
-      while (i + run < end && s[i + run] == '`') ++run;
-      const size_t close = s.find(std::string(run, '`'), i + run);
-      const size_t to = close == std::string::npos || close >= end ? i + run : close + run;
-      keep(i, to);
+    if (const size_t to = verbatim_end(s, i, end); to != std::string::npos) {
+      flush();
+      out += "<span data-a=\"" + std::to_string(kept_.size()) + "\"></span>";
+      kept_.push_back(s.substr(i, to - i));
       i = to;
-    } else if (c == '<' && i + 1 < end && (std::isalpha(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '/') &&
-               s.find('>', i) < end) {
-      const size_t to = s.find('>', i) + 1;  // an autolink or inline HTML
-      keep(i, to);
-      i = to;
-    } else if (c == '!' && i + 1 < end && s[i + 1] == '[' && matching(s, i + 1, end) != std::string::npos) {
-      size_t to = matching(s, i + 1, end);
-      if (to < end && s[to] == '(' && matching(s, to, end) != std::string::npos) to = matching(s, to, end);
-      keep(i, to);
-      i = to;
-    } else if (c == '[' && depth < kMaxNesting && matching(s, i, end) != std::string::npos &&
-               matching(s, i, end) < end && s[matching(s, i, end)] == '(' &&
-               matching(s, matching(s, i, end), end) != std::string::npos) {
-      const size_t label_end = matching(s, i, end), to = matching(s, label_end, end);
+      continue;
+    }
+    const size_t label_end = c == '[' ? matching(s, i, end) : std::string::npos;
+    if (depth < kMaxNesting && label_end != std::string::npos && label_end < end && s[label_end] == '(' &&
+        matching(s, label_end, end) != std::string::npos) {  // [text](destination)
+      const size_t to = matching(s, label_end, end);
       flush();
       out += "<a data-m=\"" + std::to_string(destinations_.size()) + "\">";
       destinations_.push_back(s.substr(label_end, to - label_end));
       out += parse(s, i + 1, label_end - 1) + "</a>";
       i = to;
-    } else if ((c == '*' || c == '_' || c == '~') && depth < kMaxNesting) {
-      size_t run = 0;
-      while (i + run < end && s[i + run] == c && run < 3) ++run;
-      const bool opens = i + run < end && !std::isspace(static_cast<unsigned char>(s[i + run])) &&
-                         (c != '_' || i == begin || !std::isalnum(static_cast<unsigned char>(s[i - 1])));
-      const std::string delimiter(c == '~' ? 2 : std::min<size_t>(run, 2), c);
-      const size_t close = opens && (c != '~' || run >= 2) ? closing(s, i + delimiter.size(), end, delimiter)
-                                                           : std::string::npos;
-      if (close == std::string::npos) {
-        text += s.substr(i, run);
-        i += run;
+      continue;
+    }
+    if ((c == '*' || c == '_' || c == '~') && depth < kMaxNesting) {
+      if (const size_t to = emphasis(s, i, begin, end, out, flush); to != std::string::npos) {
+        i = to;
         continue;
       }
-      flush();
-      const char* tag = c == '~' ? "s" : delimiter.size() == 2 ? "b" : "i";
-      out += std::string("<") + tag + " data-d=\"" + std::to_string(delimiters_.size()) + "\">";
-      delimiters_.push_back(delimiter);
-      out += parse(s, i + delimiter.size(), close) + "</" + tag + ">";
-      i = close + delimiter.size();
-    } else {
-      text += c;
-      ++i;
+      size_t run = 0;
+      while (i + run < end && s[i + run] == c && run < 3) ++run;
+      text += s.substr(i, run);  // no closing delimiter: text
+      i += run;
+      continue;
     }
+    text += c;
+    ++i;
   }
   flush();
   --depth;
   return out;
+}
+
+template <typename Flush>
+size_t MarkdownInline::emphasis(const std::string& s, size_t i, size_t begin, size_t end, std::string& out,
+                                const Flush& flush) {
+  const char c = s[i];
+  size_t run = 0;
+  while (i + run < end && s[i + run] == c && run < 3) ++run;
+  const bool opens = i + run < end && !std::isspace(static_cast<unsigned char>(s[i + run])) &&
+                     (c != '_' || i == begin || !std::isalnum(static_cast<unsigned char>(s[i - 1])));
+  const std::string delimiter(c == '~' ? 2 : std::min<size_t>(run, 2), c);
+  if (!opens || (c == '~' && run < 2)) return std::string::npos;
+  const size_t close = closing(s, i + delimiter.size(), end, delimiter);
+  if (close == std::string::npos) return std::string::npos;
+  flush();
+  const char* tag = c == '~' ? "s" : delimiter.size() == 2 ? "b" : "i";
+  out += std::string("<") + tag + " data-d=\"" + std::to_string(delimiters_.size()) + "\">";
+  delimiters_.push_back(delimiter);
+  out += parse(s, i + delimiter.size(), close) + "</" + tag + ">";
+  return close + delimiter.size();
 }
 
 std::string MarkdownInline::markdown(const std::string& translated_html) const {

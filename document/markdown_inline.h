@@ -23,6 +23,10 @@ class MarkdownInline {
 
  private:
   std::string parse(const std::string& s, size_t begin, size_t end);
+  // **x**, *x*, _x_, ~~x~~ opening at s[i]: written to `out` (after `flush`),
+  // returning where it ends; npos where no delimiter closes it.
+  template <typename Flush>
+  size_t emphasis(const std::string& s, size_t i, size_t begin, size_t end, std::string& out, const Flush& flush);
 
   std::vector<std::string> kept_;          // verbatim Markdown, by marker number
   std::vector<std::string> destinations_;  // "(url "title")" of links, by number

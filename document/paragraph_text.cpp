@@ -182,85 +182,114 @@ void ParagraphText::build_html() {
   }
 }
 
-void ParagraphText::apply(const std::string& translated_html) {
-  if (!translatable_) return;
-  const ParagraphDialect& d = dialect_;
-  std::vector<pugi::xml_node> old;
-  pugi::xml_node anchor;
-  for (pugi::xml_node c = paragraph_.first_child(); c; c = c.next_sibling()) {
-    const bool element = c.type() == pugi::node_element;
-    if (element && d.is(d.kept_last, c.name()) && !anchor) anchor = c;
-    if (element && (d.is(d.kept_first, c.name()) || d.is(d.kept_last, c.name()))) continue;
-    old.push_back(c);
+namespace {
+
+// Writes a paragraph's new content before its trailing kept children:
+// copies of the original wrappers (a run with its properties, a link), text
+// inside them, and kept nodes moved into them.
+class ParagraphWriter {
+ public:
+  ParagraphWriter(pugi::xml_node paragraph, const ParagraphDialect& dialect) : paragraph_(paragraph), d_(dialect) {
+    for (pugi::xml_node c = paragraph_.first_child(); c; c = c.next_sibling()) {
+      if (c.type() == pugi::node_element && d_.is(d_.kept_last, c.name())) {
+        anchor_ = c;
+        break;
+      }
+    }
   }
-  // The wrappers opened so far: (original, copy).
-  std::vector<std::pair<pugi::xml_node, pugi::xml_node>> open;
-  const auto enter = [&](const std::vector<pugi::xml_node>& chain) {
+
+  // The innermost copy of `chain`, reusing the copies still open that it shares a start with.
+  pugi::xml_node enter(const std::vector<pugi::xml_node>& chain) {
     size_t common = 0;
-    while (common < open.size() && common < chain.size() && open[common].first == chain[common]) ++common;
-    open.resize(common);
+    while (common < open_.size() && common < chain.size() && open_[common].first == chain[common]) ++common;
+    open_.resize(common);
     for (size_t k = common; k < chain.size(); ++k) {
       const pugi::xml_node original = chain[k];
-      pugi::xml_node copy = open.empty() ? (anchor ? paragraph_.insert_child_before(original.name(), anchor)
-                                                   : paragraph_.append_child(original.name()))
-                                         : open.back().second.append_child(original.name());
+      pugi::xml_node copy = open_.empty() ? new_child(original.name()) : open_.back().second.append_child(original.name());
       for (pugi::xml_attribute a = original.first_attribute(); a; a = a.next_attribute()) {
         copy.append_attribute(a.name()) = a.value();
       }
       for (pugi::xml_node p = original.first_child(); p; p = p.next_sibling()) {
-        if (p.type() == pugi::node_element && d.is(d.properties, p.name())) copy.append_copy(p);
+        if (p.type() == pugi::node_element && d_.is(d_.properties, p.name())) copy.append_copy(p);
       }
-      open.emplace_back(original, copy);
+      open_.emplace_back(original, copy);
     }
-    return open.empty() ? pugi::xml_node() : open.back().second;
-  };
-  const auto place = [&](pugi::xml_node container, pugi::xml_node moved) {
-    if (container) return container.append_move(moved);
-    return anchor ? paragraph_.insert_move_before(moved, anchor) : paragraph_.append_move(moved);
-  };
-  std::set<size_t> placed;
-  const auto place_object = [&](size_t index) {
-    if (index >= items_.size() || !items_[index].object || !placed.insert(index).second) return;
-    place(enter(items_[index].chain), items_[index].object);
-  };
-  const auto place_text = [&](size_t look, const std::string& text) {
-    pugi::xml_node container = enter(look_chains_[look]);
-    if (d.text_leaves.empty()) {
-      pugi::xml_node node = container ? container.append_child(pugi::node_pcdata)
-                                      : (anchor ? paragraph_.insert_child_before(pugi::node_pcdata, anchor)
-                                                : paragraph_.append_child(pugi::node_pcdata));
+    return open_.empty() ? pugi::xml_node() : open_.back().second;
+  }
+
+  void move(const std::vector<pugi::xml_node>& chain, pugi::xml_node node) {
+    pugi::xml_node container = enter(chain);
+    if (container) {
+      container.append_move(node);
+    } else {
+      anchor_ ? paragraph_.insert_move_before(node, anchor_) : paragraph_.append_move(node);
+    }
+  }
+
+  void text(const std::vector<pugi::xml_node>& chain, const std::string& text) {
+    pugi::xml_node container = enter(chain);
+    if (d_.text_leaves.empty()) {  // text nodes where they stand (OpenDocument)
+      pugi::xml_node node = container ? container.append_child(pugi::node_pcdata) : new_child(pugi::node_pcdata);
       node.set_value(text.c_str());
       return;
     }
-    pugi::xml_node leaf = (container ? container : paragraph_).append_child(d.text_leaves.front().c_str());
-    if (!d.leaf_space_attribute.empty()) leaf.append_attribute(d.leaf_space_attribute.c_str()) = "preserve";
+    pugi::xml_node leaf = (container ? container : paragraph_).append_child(d_.text_leaves.front().c_str());
+    if (!d_.leaf_space_attribute.empty()) leaf.append_attribute(d_.leaf_space_attribute.c_str()) = "preserve";
     leaf.append_child(pugi::node_pcdata).set_value(text.c_str());
+  }
+
+ private:
+  template <typename What>
+  pugi::xml_node new_child(What what) {
+    return anchor_ ? paragraph_.insert_child_before(what, anchor_) : paragraph_.append_child(what);
+  }
+
+  pugi::xml_node paragraph_, anchor_;
+  const ParagraphDialect& d_;
+  std::vector<std::pair<pugi::xml_node, pugi::xml_node>> open_;  // the wrappers open: (original, copy)
+};
+
+}  // namespace
+
+void ParagraphText::apply(const std::string& translated_html) {
+  if (!translatable_) return;
+  std::vector<pugi::xml_node> old;  // what the new content replaces
+  for (pugi::xml_node c = paragraph_.first_child(); c; c = c.next_sibling()) {
+    const bool kept = c.type() == pugi::node_element &&
+                      (dialect_.is(dialect_.kept_first, c.name()) || dialect_.is(dialect_.kept_last, c.name()));
+    if (!kept) old.push_back(c);
+  }
+  ParagraphWriter writer(paragraph_, dialect_);
+  std::set<size_t> placed;
+  const auto place = [&](size_t i) {
+    const Item& item = items_[i];
+    if (!item.object) return writer.text(look_chains_[static_cast<size_t>(item.look)], item.text);
+    if (placed.insert(i).second) writer.move(item.chain, item.object);
   };
-  const auto place_item = [&](size_t i) {
-    if (items_[i].object) place_object(i); else place_text(static_cast<size_t>(items_[i].look), items_[i].text);
-  };
-  for (size_t i = 0; i < head_; ++i) place_item(i);
+  for (size_t i = 0; i < head_; ++i) place(i);
   for (const FragmentPiece& piece : read_fragment(translated_html)) {
     if (piece.empty_element) {
-      if (const std::string* a = piece.mark("data-a")) {
-        const auto i = static_cast<size_t>(std::atoll(a->c_str()));
-        if (i >= head_ && i < tail_) place_object(i);
-      }
+      const std::string* a = piece.mark("data-a");
+      const size_t i = a ? static_cast<size_t>(std::atoll(a->c_str())) : items_.size();
+      if (i >= head_ && i < tail_ && items_[i].object) place(i);
       continue;
     }
     const std::string* k = piece.mark("data-k");
     const long look = k ? std::atol(k->c_str()) : base_look_;
-    place_text(look >= 0 && static_cast<size_t>(look) < looks_.size() ? static_cast<size_t>(look)
-                                                                      : static_cast<size_t>(base_look_),
-               piece.text);
+    const bool known = look >= 0 && static_cast<size_t>(look) < looks_.size();
+    writer.text(look_chains_[known ? static_cast<size_t>(look) : static_cast<size_t>(base_look_)], piece.text);
   }
   // Nothing is lost: an object whose marker did not come back goes after the words.
-  for (size_t i = head_; i < tail_; ++i) place_object(i);
-  for (size_t i = tail_; i < items_.size(); ++i) place_item(i);
+  for (size_t i = head_; i < tail_; ++i) {
+    if (items_[i].object) place(i);
+  }
+  for (size_t i = tail_; i < items_.size(); ++i) place(i);
+  std::set<pugi::xml_node> moved;
+  for (const Item& item : items_) {
+    if (item.object) moved.insert(item.object);
+  }
   for (const pugi::xml_node& n : old) {
-    bool moved = false;
-    for (const Item& item : items_) moved = moved || (item.object && item.object == n);
-    if (!moved) paragraph_.remove_child(n);
+    if (!moved.count(n)) paragraph_.remove_child(n);
   }
 }
 

@@ -77,7 +77,7 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
                                                                        bool align, int64_t alternatives) {
   if (same_language(source, target)) {
     std::vector<TextTranslation> same;
-    for (const auto& t : texts) same.push_back({{t}, {0.0}, {}});
+    for (const auto& t : texts) same.push_back({{t}, {0.0}, {}, {}});
     return same;
   }
   const Route route = route_for(source, target);

@@ -21,7 +21,7 @@ from collections import defaultdict
 LAYERS = [
     ["util"],
     ["text", "eval", "vocab", "kernels"],
-    ["model"],
+    ["model", "document"],
     ["storage", "data"],
     ["decode", "distributed"],
     ["train", "serve"],
