@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "document/translated_fragment.h"
 #include "document/xml_part.h"
 #include "text/html_document.h"
 #include "util/error.h"
@@ -94,21 +95,10 @@ class EpubDocument : public Document {
     texts_.push_back(xhtml.substr(start));
   }
 
+  // The title's translation as text: its entities decoded by the same reader as a paragraph's.
   static std::string plain_text(const std::string& html) {
     std::string out;
-    bool tag = false;
-    for (char c : html) {
-      if (c == '<') tag = true;
-      else if (c == '>') tag = false;
-      else if (!tag) out += c;
-    }
-    // Back from the HTML escaping of the title.
-    for (const auto& [entity, ch] : std::vector<std::pair<std::string, std::string>>{
-             {"&lt;", "<"}, {"&gt;", ">"}, {"&nbsp;", "\xC2\xA0"}, {"&amp;", "&"}}) {
-      for (size_t at = out.find(entity); at != std::string::npos; at = out.find(entity, at + ch.size())) {
-        out.replace(at, entity.size(), ch);
-      }
-    }
+    for (const FragmentPiece& piece : read_fragment(html)) out += piece.text;
     return out;
   }
 

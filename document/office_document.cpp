@@ -1,6 +1,7 @@
 #include "document/office_document.h"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "document/office_dialects.h"

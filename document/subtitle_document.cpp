@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "document/translated_fragment.h"
+#include "text/span.h"
 #include "text/utf8.h"
 #include "util/error.h"
 
@@ -21,12 +22,7 @@ struct Cue {
   std::vector<std::string> lines;
 };
 
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
+std::string trim(const std::string& s) { return std::string(text::trim_space(s, {0, s.size()}).of(s)); }
 
 bool ends_sentence(const Cue& cue) {
   if (cue.lines.empty()) return true;

@@ -28,17 +28,8 @@ int64_t count_words(const std::string& text) {
   return n;
 }
 
-class LongInput : public ::testing::Test {
+class LongInput : public test::SampleModelTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
-    trained_ = test::train_sample_model();
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(trained_) << "the sample model did not train"; }
 
   static std::string model() { return test::sample_model_dir(); }
   static std::string translator() { return test::shell_quote(test::binary_dir() + "/translator"); }
@@ -52,9 +43,6 @@ class LongInput : public ::testing::Test {
                              flags);
   }
   static std::string output() { return test::read_text(dir_->path("out.txt")); }
-
-  static inline test::TempDir* dir_ = nullptr;
-  static inline bool trained_ = false;
 };
 
 TEST_F(LongInput, TheModelDirectoryRecordsTheTrainedLengths) {

@@ -24,17 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class DocumentTranslation : public ::testing::Test {
+class DocumentTranslation : public test::SampleModelTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new test::TempDir();
-    trained_ = test::train_sample_model();
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(trained_) << "the sample model did not train"; }
 
   static std::string translator() { return test::shell_quote(test::binary_dir() + "/translator"); }
   static test::CommandResult translate_file(const std::string& in, const std::string& out, const std::string& flags = "") {
@@ -66,9 +57,6 @@ class DocumentTranslation : public ::testing::Test {
     return out;
   }
   static void write(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
-
-  static inline test::TempDir* dir_ = nullptr;
-  static inline bool trained_ = false;
 };
 
 TEST_F(DocumentTranslation, RealDocumentsKeepStructureImagesAndFormatting) {

@@ -13,6 +13,9 @@
 #include <iostream>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "tests/data_test_util.h"
 #include "tests/test_support.h"
 
 namespace nmt::test {
@@ -43,5 +46,22 @@ inline bool train_sample_model() {
   if (lock >= 0) ::close(lock);
   return trained;
 }
+
+// A suite on the trained sample model, with a scratch folder of its own.
+class SampleModelTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    trained_ = train_sample_model();
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(trained_) << "the sample model did not train"; }
+
+  static inline TempDir* dir_ = nullptr;
+  static inline bool trained_ = false;
+};
 
 }  // namespace nmt::test
