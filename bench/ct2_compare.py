@@ -5,6 +5,12 @@
         [--beams 4,1] [--batches 32,1] [--batch1-lines 200] [--parallel 1,2] [--precisions fp32,bf16,int8]
         [--ct2-types auto] [--repeat 3]
     CT2_PYTHONPATH=DIR bench/ct2_compare.py --equal MODEL_DIR SRC [--limit 1000]
+    CT2_PYTHONPATH=DIR bench/ct2_compare.py --sample [options as above]
+
+--sample compares on the sample recipe's model (`configs/sample.json`: d128, 3+3, pre-norm,
+a joint vocabulary of 1,000), the model a new user trains first, in runs/sample (--sample-dir),
+trained there first (about 2 minutes on 2 cores) when it holds no finished training, with the
+500 lines of examples/sample/test.en and test.de.
 
 DIR holds the `ctranslate2` Python package with its compiled extension. Without
 CT2_PYTHONPATH, or when the package does not import from it, the script says so and
@@ -50,12 +56,9 @@ OPENBLAS_L2_SIZE`); this script unsets them for its children.
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -69,86 +72,10 @@ def child_env():
 
 
 def worker(args):
-    """Runs this script in a child with CTranslate2 importable; returns its stdout."""
-    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker"] + args, env=child_env(),
+    """Runs bench/ct2_worker.py in a child with CTranslate2 importable; returns its stdout."""
+    r = subprocess.run([sys.executable, os.path.join(HERE, "ct2_worker.py")] + args, env=child_env(),
                        stdout=subprocess.PIPE, check=True, text=True)
     return r.stdout
-
-
-# ---- in the worker (CTranslate2 imported) ----
-
-def load_translator(model, compute_type, inter, intra):
-    import ctranslate2
-    box = {}
-
-    # Loaded in a short-lived thread: with GNU OpenMP the loading thread's team would
-    # otherwise stay counted, and every later parallel region pays a futex sleep and wake.
-    def load():
-        box["t"] = ctranslate2.Translator(model, device="cpu", compute_type=compute_type, inter_threads=inter,
-                                          intra_threads=intra)
-
-    t = threading.Thread(target=load)
-    t.start()
-    t.join()
-    return box["t"]
-
-
-def ct2_translate(a):
-    """Times CTranslate2 on a file; prints one JSON line per beam and writes the outputs."""
-    import sentencepiece as spm
-    lines = open(a.src, encoding="utf-8").read().splitlines()
-    sp_src = spm.SentencePieceProcessor(model_file=os.path.join(a.model, "src.spm.model"))
-    sp_tgt = spm.SentencePieceProcessor(model_file=os.path.join(a.model, "tgt.spm.model"))
-    max_len = json.load(open(os.path.join(a.model, "nmt_model.json")))["max_len"]
-    translator = load_translator(a.model, a.compute_type, a.inter, a.intra)
-
-    def run(batch_lines, beam):
-        start = time.perf_counter()
-        tokens = sp_src.encode(batch_lines, out_type=str)
-        kw = dict(max_batch_size=a.batch, batch_type="examples", beam_size=beam, length_penalty=a.length_penalty,
-                  return_scores=True, max_input_length=0)
-        # Ours: at most floor(1.5 n) + 10 tokens with the end token, which it forces at the
-        # limit; CTranslate2 does not count the end: its limit is one less.
-        limits = [max(1, min(int(1.5 * len(t)) + 10, max_len) - 1) for t in tokens]
-        results = [None] * len(tokens)
-        if a.mirror_limit:  # each line its own limit: grouped by limit
-            run.limits = limits
-            for limit in sorted(set(limits)):
-                idx = [i for i, l in enumerate(limits) if l == limit]
-                for i, r in zip(idx, translator.translate_batch([tokens[i] for i in idx], max_decoding_length=limit,
-                                                                **kw)):
-                    results[i] = r
-        else:
-            # Our batches (longest source first, --batch at a time), each limited as ours limits
-            # its longest line, so that neither engine decodes a degenerate repetition further
-            # than the other; queued at once so that inter_threads > 1 runs them side by side.
-            order = sorted(range(len(tokens)), key=lambda i: -len(tokens[i]))
-            queued = []
-            for first in range(0, len(order), a.batch):
-                idx = order[first:first + a.batch]
-                queued.append((idx, translator.translate_batch([tokens[i] for i in idx], asynchronous=True,
-                                                               max_decoding_length=max(limits[i] for i in idx),
-                                                               **kw)))
-            for idx, pending in queued:
-                for i, r in zip(idx, pending):
-                    results[i] = r.result()
-        texts = [sp_tgt.decode(r.hypotheses[0]) for r in results]
-        return texts, results, time.perf_counter() - start
-
-    run(lines[:8], 4)  # warm-up
-    for beam in [int(b) for b in a.beams.split(",")]:
-        texts, results, seconds = run(lines, beam)
-        with open("%s.beam%d.txt" % (a.out, beam), "w", encoding="utf-8") as f:
-            f.write("".join(t + "\n" for t in texts))
-        with open("%s.beam%d.scores" % (a.out, beam), "w") as f:
-            f.write("".join("%.6f\n" % r.scores[0] for r in results))
-        if a.mirror_limit:  # which hypotheses stopped at the limit instead of ending
-            with open("%s.beam%d.limited" % (a.out, beam), "w") as f:
-                f.write("".join("%d\n" % (len(r.hypotheses[0]) >= l) for r, l in zip(results, run.limits)))
-        tokens = sum(len(r.hypotheses[0]) + 1 for r in results)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(json.dumps(dict(beam=beam, seconds=seconds, sentences=len(lines), tokens=tokens,
-                              tokens_per_s=tokens / seconds, peak_mib=peak)), flush=True)
 
 
 # ---- in the main process ----
@@ -281,13 +208,40 @@ def equal(a, ct2_model, src):
                                                                      their_scores[i]))
 
 
+def cpu_description():
+    """The CPU's model name and the flags that decide which of our kernels and precisions run."""
+    model, flags = "CPU ?", set()
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+    wanted = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+    have = [f for f in wanted if f in flags]
+    missing = [f for f in wanted if f not in flags]
+    return "%s (%d cores; flags: %s; without %s)" % (model, os.cpu_count() or 0, " ".join(have) or "-",
+                                                   " ".join(missing) or "-")
+
+
+def ensure_sample_model(a):
+    """Trains the sample recipe into a.model unless a finished training is there."""
+    if os.path.exists(os.path.join(a.model, "decoding.json")):
+        return
+    print("training the sample recipe (configs/sample.json) into %s" % a.model, flush=True)
+    resume = ["--resume"] if os.path.exists(os.path.join(a.model, "checkpoints", "last.pt")) else []
+    subprocess.run([os.path.join(a.build, "trainer"), "--config", "configs/sample.json", "--out", a.model] + resume,
+                   env=child_env(), check=True, stdout=subprocess.DEVNULL)
+
+
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        return worker_main(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("model")
-    ap.add_argument("src")
+    ap.add_argument("model", nargs="?")
+    ap.add_argument("src", nargs="?")
     ap.add_argument("ref", nargs="?")
+    ap.add_argument("--sample", action="store_true", help="the sample recipe's model (trained if missing)")
+    ap.add_argument("--sample-dir", default="runs/sample")
     ap.add_argument("--equal", action="store_true")
     ap.add_argument("--limit", type=int, default=0, help="first N lines (0: all; --equal: 1000)")
     ap.add_argument("--threads", type=int, default=2)
@@ -310,6 +264,11 @@ def main():
         print("ct2_compare: skipped: ctranslate2 (from CT2_PYTHONPATH=%s), sentencepiece or torch does not import (%s)" % (
             os.environ["CT2_PYTHONPATH"], probe.stderr.strip().splitlines()[-1:]))
         return 0
+    if a.sample:
+        a.model, a.src, a.ref = a.sample_dir, "examples/sample/test.en", "examples/sample/test.de"
+        ensure_sample_model(a)
+    if not a.model or not a.src:
+        ap.error("give MODEL_DIR and SRC (or --sample)")
     if not a.equal and not a.ref:
         ap.error("the speed comparison needs REF (or give --equal)")
     a.build, a.model = os.path.abspath(a.build), os.path.abspath(a.model)
@@ -326,35 +285,11 @@ def main():
     ct2_model = os.path.join(a.work, "ct2_model")
     print("CTranslate2 %s; converting %s" % (probe.stdout.strip(), a.model), flush=True)
     worker(["convert", a.model, ct2_model, os.path.join(a.build, "translator")])
-    cpu = [l for l in subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True).stdout.splitlines()
-           if l.startswith("Model name")]
-    print("%s; %d threads; OpenBLAS settings unset" % (cpu[0].split(":", 1)[1].strip() if cpu else "CPU ?", a.threads),
-          flush=True)
+    print("%s; %d threads; OpenBLAS settings unset" % (cpu_description(), a.threads), flush=True)
     if a.equal:
         equal(a, ct2_model, src)
     else:
         speed(a, ct2_model, src, ref)
-    return 0
-
-
-def worker_main(argv):
-    if argv[0] == "types":
-        import ctranslate2
-        have = ctranslate2.get_supported_compute_types("cpu")
-        print(" ".join(t for t in ("float32", "int8", "bfloat16", "int8_bfloat16") if t in have))
-    elif argv[0] == "convert":
-        sys.path.insert(0, HERE)
-        from ct2_convert import convert
-        convert(*argv[1:4])
-    elif argv[0] == "translate":
-        ap = argparse.ArgumentParser()
-        for name in ("--model", "--src", "--out", "--compute-type", "--beams"):
-            ap.add_argument(name, required=True)
-        for name in ("--batch", "--inter", "--intra"):
-            ap.add_argument(name, type=int, required=True)
-        ap.add_argument("--length-penalty", type=float, required=True)
-        ap.add_argument("--mirror-limit", action="store_true")
-        ct2_translate(ap.parse_args(argv[1:]))
     return 0
 
 

@@ -26,6 +26,7 @@
 #include "cli/run_main.h"
 #include "decode/translation.h"
 #include "eval/bleu.h"
+#include "kernels/packed_linear.h"
 #include "storage/model_dir.h"
 #include "text/line_reader.h"
 #include "util/allocator.h"
@@ -147,7 +148,9 @@ torch::Device pick_device(const std::string& name) {
 std::vector<nmt::Precision> parse_precisions(const std::vector<std::string>& names) {
   std::vector<nmt::Precision> out;
   for (const auto& name : names) {
-    out.push_back(nmt::choose_precision(name, torch::kCPU).precision);  // its UsageError names the value
+    // As the translator chooses (auto included); its UsageError names the value.
+    out.push_back(nmt::choose_decoding_precision(name, torch::kCPU,
+                                                 nmt::kernels::PackedLinear::available(torch::kChar)).precision);
   }
   return out;
 }

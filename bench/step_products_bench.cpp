@@ -64,18 +64,18 @@ int run(int argc, char** argv) {
               static_cast<long long>(d), static_cast<long long>(ffn), static_cast<long long>(layers),
               static_cast<long long>(vocab), shapes.size(), static_cast<long long>(threads));
   std::printf("| dtype | rows | weight MB a step | products ms a step | weight GB/s |\n|---|---|---|---|---|\n");
-  for (auto dtype : {torch::kFloat, torch::kBFloat16}) {
+  for (auto dtype : {torch::kFloat, torch::kBFloat16, torch::kChar}) {
     if (!nmt::kernels::PackedLinear::available(dtype)) continue;
     std::vector<std::unique_ptr<nmt::kernels::PackedLinear>> products;
     double bytes = 0;
     for (const Shape& s : shapes) {
       products.push_back(std::make_unique<nmt::kernels::PackedLinear>(torch::randn({s.out, s.in}) * 0.05,
                                                                       torch::randn({s.out}) * 0.05, dtype));
-      bytes += static_cast<double>(s.in * s.out * (dtype == torch::kFloat ? 4 : 2));
+      bytes += static_cast<double>(s.in * s.out * (dtype == torch::kFloat ? 4 : dtype == torch::kChar ? 1 : 2));
     }
     for (int64_t rows : rows_list) {
       std::vector<torch::Tensor> inputs;
-      for (const Shape& s : shapes) inputs.push_back(torch::randn({rows, s.in}).to(dtype));
+      for (const Shape& s : shapes) inputs.push_back(torch::randn({rows, s.in}).to(dtype == torch::kChar ? torch::kFloat : dtype));
       auto time_step = [&] {
         const auto start = std::chrono::steady_clock::now();
         for (int64_t t = 0; t < steps; ++t) {
@@ -86,7 +86,7 @@ int run(int argc, char** argv) {
       time_step();  // warm-up: primitives built, weights in cache
       double best = 1e9;
       for (int repeat = 0; repeat < 3; ++repeat) best = std::min(best, time_step());
-      std::printf("| %s | %lld | %.1f | %.3f | %.1f |\n", dtype == torch::kFloat ? "fp32" : "bf16",
+      std::printf("| %s | %lld | %.1f | %.3f | %.1f |\n", dtype == torch::kFloat ? "fp32" : dtype == torch::kChar ? "int8" : "bf16",
                   static_cast<long long>(rows), bytes / 1e6, best * 1e3, bytes / best / 1e9);
     }
   }

@@ -359,10 +359,13 @@ std::ifstream open_input(const std::string& path) {
 
 int run_translation(Args& a) {
   const auto device = resolve_device(a.device);
-  a.options.precision = choose_precision(a.precision, device).precision;
-  if (a.options.precision == Precision::kInt8 && !kernels::PackedLinear::available(torch::kChar)) {
+  const bool int8_available = kernels::PackedLinear::available(torch::kChar);
+  const PrecisionChoice precision = choose_decoding_precision(a.precision, device, int8_available);
+  a.options.precision = precision.precision;
+  if (a.options.precision == Precision::kInt8 && !int8_available) {
     throw UsageError("--precision int8 needs oneDNN's int8 product, which this build or CPU lacks; use fp32 or bf16.");
   }
+  std::cerr << "translator: decoding in " << precision_name(precision.precision) << " (" << precision.reason << ").\n";
   const int cores = configure_decoding_threads(a.threads).cores;
   a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
   // The server decodes its rounds on all threads, as with --parallel-batches (above).

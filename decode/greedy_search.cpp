@@ -29,8 +29,9 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& bat
   std::vector<int64_t> live(n);  // sentence of each scorer row
   std::iota(live.begin(), live.end(), 0);
   std::vector<double> sum(n, 0.0);
-  auto prefixes = torch::full({n, 1}, ids.bos, torch::kLong);
+  GrowingPrefixes growing(n, ids.bos);
   for (int64_t t = 0; !live.empty(); ++t) {
+    const torch::Tensor& prefixes = growing.tensor();
     auto log_probs = scorer.next_log_probs(prefixes);
     rules.shape(log_probs, prefixes, live);
     torch::Tensor best, arg;
@@ -42,9 +43,9 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& bat
       best = best.squeeze(1);
       arg = arg.squeeze(1);
     }
-    best = best.to(torch::kCPU, torch::kDouble);
+    best = best.to(torch::kCPU, torch::kFloat);
     arg = arg.to(torch::kCPU, torch::kLong);
-    const auto best_a = best.accessor<double, 1>();
+    const auto best_a = best.accessor<float, 1>();
     const auto arg_a = arg.accessor<int64_t, 1>();
     std::vector<int64_t> keep_rows, keep_tokens, next_live;
     for (size_t r = 0; r < live.size(); ++r) {
@@ -62,7 +63,7 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& bat
     if (next_live.empty()) break;
     // Finished sentences stop costing compute.
     if (next_live.size() < live.size()) scorer.select_rows(index_tensor(keep_rows));
-    prefixes = extend_prefixes(prefixes, keep_rows, keep_tokens);
+    growing.extend(keep_rows, keep_tokens);
     live = std::move(next_live);
   }
   return out;

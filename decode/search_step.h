@@ -22,6 +22,24 @@ void restrict_next_tokens(torch::Tensor& log_probs, const SearchIds& ids, const 
 torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<int64_t>& keep,
                               const std::vector<int64_t>& tokens);
 
+// A search's prefixes (int64 on the CPU, bos first), grown by a column a
+// step in a buffer with room to spare: a step that keeps every row in order
+// (greedy search until a sentence ends) writes its tokens in place, where
+// extend_prefixes costs five operators and a copy of every prefix.
+class GrowingPrefixes {
+ public:
+  GrowingPrefixes(int64_t rows, int64_t bos);
+  // [rows, t + 1]: a view of the buffer, valid until the next extend().
+  const torch::Tensor& tensor() const { return view_; }
+  // As extend_prefixes(tensor(), keep, tokens).
+  void extend(const std::vector<int64_t>& keep, const std::vector<int64_t>& tokens);
+
+ private:
+  torch::Tensor buffer_;  // [rows, capacity]
+  torch::Tensor view_;    // its first length_ columns
+  int64_t length_ = 1;
+};
+
 // The hypothesis that ends `prefix` (bos, then the tokens generated before
 // eos) with eos, scored with length penalty `alpha`.
 Hypothesis completed(const torch::Tensor& prefix, double log_prob, double alpha);

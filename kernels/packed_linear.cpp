@@ -4,6 +4,7 @@
 
 #ifdef NMT_WITH_ONEDNN
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/int8_rows.h"
+#include "kernels/int8_step_product.h"
 #include "kernels/scratch.h"
 #include "kernels/step_product.h"
 
@@ -156,6 +158,9 @@ struct PackedLinear::State {
   torch::Tensor weight_scales;  // int8: [out] fp32, one per output (a row of the weight)
   // fp32 in the layout step_product reads: a decoding step's products go there.
   std::optional<PackedFp32Weights> step_weights;
+  // int8 as the VNNI step product reads it (where the CPU has VNNI): a
+  // decoding step's products of up to kInt8StepRows rows go there.
+  std::unique_ptr<const Int8StepWeights> int8_step;
 
   mutable std::mutex mutex;  // guards products and calls
   mutable std::unordered_map<int64_t, Product> products;
@@ -248,6 +253,9 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
   dnnl::reorder(source, s.weights).execute(thread_stream(), source, s.weights);
   thread_stream().wait();
   if (dtype == torch::kFloat) s.step_weights = step_product_view(s.weights, s.in, s.out);
+  if (int8 && Int8StepWeights::available()) {
+    s.int8_step = std::make_unique<const Int8StepWeights>(plain.data_ptr<int8_t>(), s.out, s.in);
+  }
 }
 
 PackedLinear::~PackedLinear() = default;
@@ -300,6 +308,10 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
                  relu, out.data_ptr<float>());
     return out;
   }
+  if (int8 && s.int8_step && rows <= kInt8StepRows) {
+    forward_int8_step(x, rows, relu, out);
+    return out;
+  }
   const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
   if (int8) {
     forward_int8(x, rows, relu, *c, out);
@@ -334,6 +346,20 @@ void PackedLinear::forward_int8(const torch::Tensor& x, int64_t rows, bool relu,
   c.scratch.set_data_handle(thread_scratchpad(c.product.scratchpad_bytes));
   c.product.primitive.execute(thread_stream(), c.args);
   thread_stream().wait();
+  dequantize_rows(scratch.sums.data(), rows, s.out, scratch.row_scales.data(), s.weight_scales.data_ptr<float>(),
+                  s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out.data_ptr<float>());
+}
+
+void PackedLinear::forward_int8_step(const torch::Tensor& x, int64_t rows, bool relu, torch::Tensor& out) const {
+  const State& s = *state_;
+  const torch::Tensor input = x.to(torch::kFloat).contiguous();  // no copy for a step's fp32 rows
+  const int64_t padded_in = s.int8_step->padded_in();
+  Int8Scratch& scratch = int8_scratch(rows, s.in, s.out);
+  thread_local std::vector<uint8_t> shifted;
+  grow_to(shifted, rows * padded_in);
+  quantize_rows(input.data_ptr<float>(), rows, s.in, scratch.input.data(), scratch.row_scales.data());
+  for (int64_t r = 0; r < rows; ++r) s.int8_step->shift_row(scratch.input.data() + r * s.in, shifted.data() + r * padded_in);
+  s.int8_step->sums(shifted.data(), rows, scratch.sums.data());
   dequantize_rows(scratch.sums.data(), rows, s.out, scratch.row_scales.data(), s.weight_scales.data_ptr<float>(),
                   s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out.data_ptr<float>());
 }

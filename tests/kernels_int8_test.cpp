@@ -178,7 +178,17 @@ TEST(Precision, Int8ForwardFollowsFp32) {
 TEST(Precision, Int8IsForDecodingOnTheCpu) {
   EXPECT_EQ(choose_precision("int8", torch::kCPU).precision, Precision::kInt8);
   EXPECT_STREQ(precision_name(Precision::kInt8), "int8");
-  EXPECT_NE(choose_precision("auto", torch::kCPU).precision, Precision::kInt8);
+  EXPECT_NE(choose_precision("auto", torch::kCPU).precision, Precision::kInt8) << "training's auto: never int8";
+  // A translator's auto: int8 where AVX-512 VNNI runs it (and the build has it), else as training's.
+#if defined(__x86_64__)
+  EXPECT_EQ(cpu_has_avx512_vnni(), static_cast<bool>(__builtin_cpu_supports("avx512vnni")));
+#endif
+  const auto decoding = choose_decoding_precision("auto", torch::kCPU, true);
+  EXPECT_EQ(decoding.precision, cpu_has_avx512_vnni() ? Precision::kInt8 : choose_precision("auto", torch::kCPU).precision);
+  EXPECT_NE(decoding.reason.find("auto"), std::string::npos) << decoding.reason;
+  EXPECT_EQ(choose_decoding_precision("auto", torch::kCPU, false).precision, choose_precision("auto", torch::kCPU).precision);
+  EXPECT_EQ(choose_decoding_precision("fp32", torch::kCPU, true).precision, Precision::kFp32) << "asked for wins";
+  EXPECT_EQ(choose_decoding_precision("auto", torch::Device(torch::kCUDA), true).precision, Precision::kBf16);
   EXPECT_TRUE(test::throws_with<UsageError>([] { choose_precision("int8", torch::Device(torch::kCUDA)); }, {"CPU only"}));
   Config c;
   c.data.train_src = c.data.train_tgt = "x";

@@ -13,12 +13,14 @@
 #include <torch/torch.h>
 
 #include "data_test_util.h"
+#include "kernels/packed_linear.h"
 #include "model/transformer.h"
 #include "storage/checkpoint.h"
 #include "storage/state_dict.h"
 #include "tests/model_dir_test_util.h"
 #include "tests/test_support.h"
 #include "util/config.h"
+#include "util/precision.h"
 #include "vocab/vocabularies.h"
 
 namespace nmt {
@@ -157,6 +159,21 @@ TEST_F(TranslatorWithModel, TranslatesEachArgumentToOneLine) {
   const auto piped = run_translator(model_arg() + " --beam 4", "Ein Mann sieht dem Hund.\n\nEin Haus.\n");
   ASSERT_EQ(piped.code, 0) << piped.err;
   EXPECT_EQ(piped.out, r.out);
+}
+
+// The log names the precision it decodes in and why: auto's choice for a
+// translator (int8 where AVX-512 VNNI runs it), or the one asked for.
+TEST_F(TranslatorWithModel, TheLogNamesThePrecisionAndWhy) {
+  const auto chosen = choose_decoding_precision("auto", torch::kCPU, kernels::PackedLinear::available(torch::kChar));
+  const auto automatic = run_translator(model_arg(), "Ein Haus.\n");
+  ASSERT_EQ(automatic.code, 0) << automatic.err;
+  EXPECT_NE(automatic.err.find(std::string("translator: decoding in ") + precision_name(chosen.precision) + " (" +
+                               chosen.reason + ")."),
+            std::string::npos)
+      << automatic.err;
+  const auto asked = run_translator(model_arg() + " --precision fp32", "Ein Haus.\n");
+  ASSERT_EQ(asked.code, 0) << asked.err;
+  EXPECT_NE(asked.err.find("translator: decoding in fp32 (asked for)."), std::string::npos) << asked.err;
 }
 
 // The decoding options on the command line: --target-prefix reads

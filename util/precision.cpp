@@ -66,6 +66,11 @@ bool cpu_has_native_bf16() {
   return has;
 }
 
+bool cpu_has_avx512_vnni() {
+  static const bool has = cpuinfo_has_flag("avx512_vnni");
+  return has;
+}
+
 bool autocast_enabled_on_cpu() { return autocast_on(c10::kCPU); }
 
 std::optional<c10::ScalarType> active_autocast_dtype(const c10::Device& device) {
@@ -102,6 +107,13 @@ PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& d
   }
   if (cpu_has_native_bf16()) return {Precision::kBf16, "auto: the CPU has native bf16 (oneDNN)"};
   return {Precision::kFp32, "auto: the CPU has no native bf16 instructions"};
+}
+
+PrecisionChoice choose_decoding_precision(const std::string& wanted, const c10::Device& device, bool int8_available) {
+  if (wanted == "auto" && device.is_cpu() && int8_available && cpu_has_avx512_vnni()) {
+    return {Precision::kInt8, "auto: the CPU has AVX-512 VNNI, where int8 decodes fastest"};
+  }
+  return choose_precision(wanted, device);
 }
 
 bool int8_products_active() { return int8_products; }

@@ -22,15 +22,26 @@ struct PrecisionChoice {
 
 // `wanted` is fp32, bf16, int8 (CPU only: UsageError elsewhere; whether this
 // CPU runs int8 products is the caller's to check) or auto (UsageError
-// otherwise); auto never picks int8. auto picks bf16 where
+// otherwise); auto never picks int8 here (see choose_decoding_precision).
+// auto picks bf16 where
 // the device runs it fast: CUDA (its capability is not checked: pre-Ampere
 // GPUs run bf16 slowly and should ask for fp32), or a CPU whose oneDNN has
 // native bf16 instructions (avx512_bf16 or AMX); else fp32. bf16 asked for
 // explicitly is honoured wherever it can run at all (emulated on older CPUs).
 PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& device);
 
+// The precision a translator decodes in: as choose_precision, except that
+// auto picks int8 on a CPU with AVX-512 VNNI where `int8_available` (the
+// caller's check that this build runs int8 products): there int8 decodes
+// fastest at every beam and batch, for BLEU within +-0.3 of fp32 on the three
+// recipe models measured (docs/performance.md).
+PrecisionChoice choose_decoding_precision(const std::string& wanted, const c10::Device& device, bool int8_available);
+
 // True when the CPU has avx512_bf16 or amx_bf16 and ATen was built with oneDNN.
 bool cpu_has_native_bf16();
+
+// True when the CPU has AVX-512 VNNI (int8 dot products in 512-bit vectors).
+bool cpu_has_avx512_vnni();
 
 const char* precision_name(Precision p);
 
