@@ -174,12 +174,19 @@ def speed(a, ct2_model, src, ref):
                                                    ratio("fp32", "float32"), ratio("int8", "int8")))
 
 
+def model_max_len(model_dir):
+    with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
+        return json.load(f)["model"]["max_len"]
+
+
 def equal(a, ct2_model, src):
     lines = open(src, encoding="utf-8").read().splitlines()
     for beam in (4, 1):
         ours_out = os.path.join(a.work, "ours.beam%d.txt" % beam)
         subprocess.run([os.path.join(a.build, "translator"), "--model", a.model, "--input", src, "--output", ours_out,
                         "--beam", str(beam), "--length-penalty", "0", "--precision", "fp32", "--with-scores",
+                        # The engines' searches alone: no piece split at clauses, no coverage check.
+                        "--no-coverage-check", "--max-piece-tokens", str(model_max_len(a.model) - 2),
                         "--threads", str(a.threads)], env=child_env(), check=True, stderr=subprocess.DEVNULL)
         ours = [l.split(" ||| ") for l in open(ours_out, encoding="utf-8").read().splitlines()]
         prefix = os.path.join(a.work, "ct2.equal")

@@ -36,12 +36,6 @@ void restrict_next_tokens(torch::Tensor& log_probs, const SearchIds& ids, const 
   log_probs.select(1, ids.eos).index_copy_(0, rows, eos_col);
 }
 
-torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<int64_t>& keep,
-                              const std::vector<int64_t>& tokens) {
-  const auto kept = prefixes.index_select(0, index_tensor(keep));
-  return torch::cat({kept, index_tensor(tokens).unsqueeze(1)}, 1);
-}
-
 GrowingPrefixes::GrowingPrefixes(int64_t rows, int64_t bos) : buffer_(torch::empty({rows, 32}, torch::kLong)) {
   buffer_.select(1, 0).fill_(bos);
   view_ = buffer_.narrow(1, 0, 1);

@@ -17,21 +17,18 @@ namespace nmt::decode {
 // produce eos, which keeps its own log-probability.
 void restrict_next_tokens(torch::Tensor& log_probs, const SearchIds& ids, const std::vector<bool>& force_eos);
 
-// The rows of `prefixes` [rows, t] listed in `keep`, each extended by the
-// matching token: [keep.size(), t + 1].
-torch::Tensor extend_prefixes(const torch::Tensor& prefixes, const std::vector<int64_t>& keep,
-                              const std::vector<int64_t>& tokens);
-
 // A search's prefixes (int64 on the CPU, bos first), grown by a column a
 // step in a buffer with room to spare: a step that keeps every row in order
-// (greedy search until a sentence ends) writes its tokens in place, where
-// extend_prefixes costs five operators and a copy of every prefix.
+// (greedy search until a sentence ends) writes its tokens in place, where a
+// new tensor of the kept rows and the tokens took five operators and a copy
+// of every prefix at each step.
 class GrowingPrefixes {
  public:
   GrowingPrefixes(int64_t rows, int64_t bos);
   // [rows, t + 1]: a view of the buffer, valid until the next extend().
   const torch::Tensor& tensor() const { return view_; }
-  // As extend_prefixes(tensor(), keep, tokens).
+  // The rows listed in `keep`, in that order, each extended by the matching
+  // token: [keep.size(), t + 2].
   void extend(const std::vector<int64_t>& keep, const std::vector<int64_t>& tokens);
 
  private:

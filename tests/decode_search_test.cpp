@@ -11,6 +11,7 @@
 #include "decode/greedy_search.h"
 #include "decode/length_penalty.h"
 #include "decode/model_scorer.h"
+#include "decode/search_step.h"
 #include "decode/translation.h"
 #include "tests/test_support.h"
 #include "util/error.h"
@@ -293,6 +294,28 @@ TEST(SearchOnModel, NBestHypothesesAreDistinctSortedAndScoredExactly) {
     }
     EXPECT_EQ(distinct.size(), 4u) << "sentence " << s;
   }
+}
+
+// A search's prefixes: bos first, a column a step, kept rows in the order
+// asked (reordered, dropped, or in place), past the buffer's first capacity;
+// the same tensors as a new tensor of the kept rows and the tokens each step.
+TEST(GrowingPrefixes, GrowAReorderAndOutgrowTheirBuffer) {
+  GrowingPrefixes growing(3, 1);
+  EXPECT_TRUE(torch::equal(growing.tensor(), torch::full({3, 1}, 1, torch::kLong)));
+  auto expected = torch::full({3, 1}, 1, torch::kLong);
+  for (int64_t t = 0; t < 80; ++t) {
+    // In place most steps; every seventh swaps the first two rows; one row leaves at step 50.
+    std::vector<int64_t> keep = expected.size(0) == 3 ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0, 1};
+    if (t % 7 == 6) std::swap(keep[0], keep[1]);
+    if (t == 50) keep = {2, 0};
+    std::vector<int64_t> tokens;
+    for (size_t j = 0; j < keep.size(); ++j) tokens.push_back(100 * t + static_cast<int64_t>(j) + 3);
+    growing.extend(keep, tokens);
+    expected = torch::cat({expected.index_select(0, torch::tensor(keep)), torch::tensor(tokens).unsqueeze(1)}, 1);
+    ASSERT_TRUE(torch::equal(growing.tensor(), expected)) << "step " << t;
+  }
+  EXPECT_EQ(growing.tensor().size(1), 81);
+  EXPECT_THROW(growing.extend({0}, {}), c10::Error);
 }
 
 TEST(SearchOptions, OutputLimitAndValidation) {
