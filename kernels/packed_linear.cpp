@@ -159,7 +159,8 @@ struct PackedLinear::State {
   // fp32 in the layout step_product reads: a decoding step's products go there.
   std::optional<PackedFp32Weights> step_weights;
   // int8 as the VNNI step product reads it (where the CPU has VNNI): a
-  // decoding step's products of up to kInt8StepRows rows go there.
+  // decoding step's products of up to kInt8StepRows rows go there. A second
+  // copy of the int8 weights beside oneDNN's (a quarter of the fp32 size).
   std::unique_ptr<const Int8StepWeights> int8_step;
 
   mutable std::mutex mutex;  // guards products and calls
