@@ -16,15 +16,14 @@
 #include <torch/cuda.h>
 
 #include "cli/model_decoding.h"
+#include "cli/translator_attention.h"
 #include "cli/translator_document.h"
 #include "cli/translator_html.h"
 #include "cli/translator_output.h"
 #include "cli/translator_score.h"
 #include "cli/translator_serve.h"
-#include "decode/attention_svg.h"
 #include "data/language_pair.h"
 #include "decode/translation_stream.h"
-#include "decode/word_alignment.h"
 #include "kernels/packed_linear.h"
 #include "storage/model_dir.h"
 #include "storage/state_dict.h"
@@ -216,51 +215,6 @@ torch::Device resolve_device(const std::string& name) {
   return cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
 
-// The line's first piece (its first sentence, or the first piece of a long one).
-void write_attention_svg(decode::Translator& translator, const decode::LineTranslation& t, const Args& a,
-                         int64_t index) {
-  const auto& source = t.plan.pieces.front();
-  const auto& best = t.hypotheses.front().front();
-  const auto weights = translator.cross_attention(source, best.tokens, a.attention_layer);
-  const auto& src = *translator.vocabs().src;
-  const auto& tgt = *translator.vocabs().tgt;
-  decode::AttentionPicture p;
-  p.source_labels.push_back(src.id_to_piece(src.bos_id()));
-  for (int64_t id : source) p.source_labels.push_back(src.id_to_piece(static_cast<int32_t>(id)));
-  p.source_labels.push_back(src.id_to_piece(src.eos_id()));
-  for (int64_t id : best.tokens) p.target_labels.push_back(tgt.id_to_piece(static_cast<int32_t>(id)));
-  p.target_labels.push_back(tgt.id_to_piece(tgt.eos_id()));
-  const auto w = weights.contiguous();
-  for (int64_t r = 0; r < w.size(0); ++r) {
-    p.weights.emplace_back(w[r].data_ptr<float>(), w[r].data_ptr<float>() + w.size(1));
-  }
-  // Framed: each target word's aligned source piece, as --format html would carry markup at this layer.
-  for (const auto& word : decode::align_words(weights, best.tokens, source.size(), tgt)) {
-    for (size_t row = word.begin; row < word.end; ++row) p.outlined.push_back({row, word.source + 1});
-  }
-  const int64_t layer = a.attention_layer < 0 ? translator.model().config().n_layers + a.attention_layer
-                                              : a.attention_layer;
-  p.title = "Cross-attention, decoder layer " + std::to_string(layer) + ", mean over heads, line " +
-            std::to_string(index + 1) + " (framed: the word alignment)";
-  write_file_atomically(a.svg_path, decode::attention_svg(p));
-}
-
-void write_translation(std::ostream& out, int64_t index, const decode::LineTranslation& t, bool nbest) {
-  if (!nbest) {
-    out << (t.texts.empty() ? std::string() : t.texts.front()) << '\n';
-    return;
-  }
-  if (t.texts.empty()) {  // empty or invalid line: one empty hypothesis
-    out << index << " |||  ||| 0.0000\n";
-    return;
-  }
-  char score[32];
-  for (size_t k = 0; k < t.texts.size(); ++k) {
-    std::snprintf(score, sizeof score, "%.4f", t.scores[k]);
-    out << index << " ||| " << t.texts[k] << " ||| " << score << '\n';
-  }
-}
-
 std::string input_name(const Args& a) {
   if (!a.text.empty()) return "the command line";
   return a.input.empty() ? "standard input" : a.input;
@@ -289,7 +243,7 @@ void on_translation(RunContext& c, int64_t index, const decode::LineTranslation&
   if (c.interactive) c.out.stream().flush();
   if (c.refs) c.refs->add(index, t.texts.empty() ? std::string() : t.texts.front());
   if (!c.args.svg_path.empty() && !c.svg_written && !t.texts.empty()) {
-    write_attention_svg(c.translator, t, c.args, index);
+    write_attention_svg(c.translator, t, c.args.attention_layer, c.args.svg_path, index);
     c.svg_written = true;
   }
 }

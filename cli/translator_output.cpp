@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "decode/line_plan.h"
 #include "util/error.h"
 
 namespace nmt::cli {
@@ -18,6 +19,23 @@ std::string line_numbers(const std::vector<int64_t>& lines) {
   if (lines.size() > 10) out += ", ...";
   return out;
 }
+
+void write_translation(std::ostream& out, int64_t index, const decode::LineTranslation& t, bool nbest) {
+  if (!nbest) {
+    out << (t.texts.empty() ? std::string() : t.texts.front()) << '\n';
+    return;
+  }
+  if (t.texts.empty()) {  // empty or invalid line: one empty hypothesis
+    out << index << " |||  ||| 0.0000\n";
+    return;
+  }
+  char score[32];
+  for (size_t k = 0; k < t.texts.size(); ++k) {
+    std::snprintf(score, sizeof score, "%.4f", t.scores[k]);
+    out << index << " ||| " << t.texts[k] << " ||| " << score << '\n';
+  }
+}
+
 namespace {
 
 void sync_file(const std::string& path) {

@@ -9,10 +9,19 @@
 #include <string>
 #include <vector>
 
+namespace nmt::decode {
+struct LineTranslation;
+}  // namespace nmt::decode
+
 namespace nmt::cli {
 
 // Line numbers for a message: "3, 5, 9", the first ten, then ", ...".
 std::string line_numbers(const std::vector<int64_t>& lines);
+
+// Line `index` (from 0) as the translator prints it: its best text, or with
+// `nbest` every hypothesis as "INDEX ||| TEXT ||| SCORE" (an empty or invalid
+// line: one empty hypothesis scored 0).
+void write_translation(std::ostream& out, int64_t index, const decode::LineTranslation& t, bool nbest);
 
 class TranslationOutput {
  public:

@@ -63,7 +63,7 @@ class BeamSearch {
       // vocabulary) can end a sentence with nothing finished: an empty one.
       if (hyps.empty()) {
         const double nothing = -std::numeric_limits<double>::infinity();
-        hyps.push_back({{}, nothing, nothing});
+        hyps.push_back({{}, nothing, nothing, {}});
       }
       std::stable_sort(hyps.begin(), hyps.end(),
                        [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
