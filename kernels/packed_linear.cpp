@@ -309,15 +309,11 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
                  relu, out.data_ptr<float>());
     return out;
   }
-  if (int8 && s.int8_step && rows <= kInt8StepRows) {
-    forward_int8_step(x, rows, relu, out);
+  if (int8) {
+    forward_int8(x, rows, relu, out);
     return out;
   }
   const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
-  if (int8) {
-    forward_int8(x, rows, relu, *c, out);
-    return out;
-  }
   torch::Tensor input;  // keeps a converted input alive through the product
   if (x.scalar_type() == s.dtype && x.is_contiguous()) {
     c->src.set_data_handle(x.data_ptr());
@@ -337,30 +333,29 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   return out;
 }
 
-void PackedLinear::forward_int8(const torch::Tensor& x, int64_t rows, bool relu, Call& c, torch::Tensor& out) const {
+// Rows quantized, their int32 sums (the VNNI step product of up to
+// kInt8StepRows rows where it runs, else oneDNN's), scaled back to fp32.
+void PackedLinear::forward_int8(const torch::Tensor& x, int64_t rows, bool relu, torch::Tensor& out) const {
   const State& s = *state_;
   const torch::Tensor input = x.to(torch::kFloat).contiguous();  // no copy for a step's fp32 rows
   Int8Scratch& scratch = int8_scratch(rows, s.in, s.out);
   quantize_rows(input.data_ptr<float>(), rows, s.in, scratch.input.data(), scratch.row_scales.data());
-  c.src.set_data_handle(scratch.input.data());
-  c.dst.set_data_handle(scratch.sums.data());
-  c.scratch.set_data_handle(thread_scratchpad(c.product.scratchpad_bytes));
-  c.product.primitive.execute(thread_stream(), c.args);
-  thread_stream().wait();
-  dequantize_rows(scratch.sums.data(), rows, s.out, scratch.row_scales.data(), s.weight_scales.data_ptr<float>(),
-                  s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out.data_ptr<float>());
-}
-
-void PackedLinear::forward_int8_step(const torch::Tensor& x, int64_t rows, bool relu, torch::Tensor& out) const {
-  const State& s = *state_;
-  const torch::Tensor input = x.to(torch::kFloat).contiguous();  // no copy for a step's fp32 rows
-  const int64_t padded_in = s.int8_step->padded_in();
-  Int8Scratch& scratch = int8_scratch(rows, s.in, s.out);
-  thread_local std::vector<uint8_t> shifted;
-  grow_to(shifted, rows * padded_in);
-  quantize_rows(input.data_ptr<float>(), rows, s.in, scratch.input.data(), scratch.row_scales.data());
-  for (int64_t r = 0; r < rows; ++r) s.int8_step->shift_row(scratch.input.data() + r * s.in, shifted.data() + r * padded_in);
-  s.int8_step->sums(shifted.data(), rows, scratch.sums.data());
+  if (s.int8_step && rows <= kInt8StepRows) {
+    const int64_t padded_in = s.int8_step->padded_in();
+    thread_local std::vector<uint8_t> shifted;
+    grow_to(shifted, rows * padded_in);
+    for (int64_t r = 0; r < rows; ++r) {
+      s.int8_step->shift_row(scratch.input.data() + r * s.in, shifted.data() + r * padded_in);
+    }
+    s.int8_step->sums(shifted.data(), rows, scratch.sums.data());
+  } else {
+    const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
+    c->src.set_data_handle(scratch.input.data());
+    c->dst.set_data_handle(scratch.sums.data());
+    c->scratch.set_data_handle(thread_scratchpad(c->product.scratchpad_bytes));
+    c->product.primitive.execute(thread_stream(), c->args);
+    thread_stream().wait();
+  }
   dequantize_rows(scratch.sums.data(), rows, s.out, scratch.row_scales.data(), s.weight_scales.data_ptr<float>(),
                   s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out.data_ptr<float>());
 }

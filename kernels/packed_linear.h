@@ -11,7 +11,7 @@
 // of oneDNN's. In int8 (dtype kChar) the weights are quantized per
 // output and each call's inputs per row (kernels/int8_rows.h), oneDNN sums
 // the int8 products in int32 (VNNI where the CPU has it; a decoding step's
-// up to 32 rows take a VNNI kernel of ours, kernels/int8_step_product.h), and
+// up to 8 rows take a VNNI kernel of ours, kernels/int8_step_product.h), and
 // the sums are scaled back to fp32: inputs, bias and outputs stay fp32.
 #pragma once
 
@@ -51,8 +51,7 @@ class PackedLinear {
   struct State;
   struct Call;
   std::shared_ptr<Call> call_for(int64_t rows, bool relu) const;
-  void forward_int8(const torch::Tensor& x, int64_t rows, bool relu, Call& call, torch::Tensor& out) const;
-  void forward_int8_step(const torch::Tensor& x, int64_t rows, bool relu, torch::Tensor& out) const;
+  void forward_int8(const torch::Tensor& x, int64_t rows, bool relu, torch::Tensor& out) const;
   std::unique_ptr<State> state_;
 };
 
