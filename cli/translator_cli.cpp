@@ -16,6 +16,7 @@
 #include <torch/cuda.h>
 
 #include "cli/model_decoding.h"
+#include "cli/model_pairs.h"
 #include "cli/translator_attention.h"
 #include "cli/translator_document.h"
 #include "cli/translator_html.h"
@@ -46,6 +47,7 @@ decode::TranslatorOptions with_coverage_check() {
 struct Args {
   std::vector<std::string> model_dirs;  // --model, repeated only with --serve
   std::string model_dir, checkpoint, input, output, score_ref, hypotheses, export_path, svg_path;
+  std::string source_lang, target_lang;  // a pair of a model trained on several (cli/model_pairs.h)
   int64_t attention_layer = -1;
   std::string device = "auto";
   std::string precision = "auto";
@@ -146,6 +148,10 @@ void add_options(CLI::App& app, Args& a) {
                "words went unattended, and report what stays uncovered (default: on)");
   app.add_option("--coverage-threshold", a.options.coverage.threshold,
                  "Attention mass a source word needs to count as translated (default: learned, DIR/lengths.json)");
+  app.add_option("--source-lang", a.source_lang,
+                 "With a model trained on several directions: the language translated from (e.g. de)");
+  app.add_option("--target-lang", a.target_lang,
+                 "With a model trained on several directions: the language translated into (e.g. en)");
   app.add_option("text", a.text, "Sentences to translate, one per argument");
   add_serve_options(app, a.serve);
 }
@@ -183,6 +189,9 @@ void check_args(Args& a) {
   }
   if (a.serve.serve) {
     a.serve.server.validate();
+    if (!a.source_lang.empty() || !a.target_lang.empty()) {
+      throw UsageError("--serve serves every pair of its models; it takes no --source-lang or --target-lang.");
+    }
   }
   if (!a.serve.serve) a.format = resolved_format(a.format, a.input, a.output);
   if (a.format != "text" &&
@@ -248,32 +257,11 @@ void on_translation(RunContext& c, int64_t index, const decode::LineTranslation&
   }
 }
 
-// Sentences split from paragraphs, sentences longer than a piece, and what
-// the coverage check found, counted.
-void print_summary(const RunContext& c, const decode::StreamReport& report) {
-  const auto& coverage = report.coverage;
-  const bool checked = coverage.resplit_pieces + coverage.uncovered_pieces + coverage.length_limited > 0;
-  if (!c.args.options.split_sentences && report.long_sentences == 0 && !checked) return;
-  std::cerr << "translator: " << report.lines << " line(s), " << report.sentences << " sentence(s)";
-  if (report.long_sentences > 0) {
-    std::cerr << ", " << report.long_sentences << " of them longer than " << c.translator.max_piece_tokens()
-              << " source tokens and translated in pieces (" << report.pieces << " pieces translated in all)";
-  }
-  std::cerr << ".\n";
-  if (!checked) return;
-  std::cerr << "translator: coverage: " << coverage.resplit_pieces
-            << " piece(s) split further and translated again; " << coverage.uncovered_pieces
-            << " piece(s) with source words still uncovered, " << coverage.length_limited
-            << " stopped at the length limit";
-  if (!report.failed_lines.empty()) std::cerr << " (line " << line_numbers(report.failed_lines) << ")";
-  std::cerr << ".\n";
-}
-
 int report_end(const RunContext& c, const decode::StreamReport& report) {
   if (!c.args.svg_path.empty() && !c.svg_written) {
     std::cerr << "translator: warning: no line was translated, so " << c.args.svg_path << " was not written.\n";
   }
-  print_summary(c, report);
+  print_summary(report, c.args.options.split_sentences, c.translator.max_piece_tokens());
   if (!c.cut_lines.empty()) {
     std::cerr << "translator: warning: " << c.cut_lines.size() << " line(s) of " << input_name(c.args)
               << " are longer than " << text::kMaxLineBytes << " bytes (line " << line_numbers(c.cut_lines)
@@ -333,12 +321,18 @@ int run_translation(Args& a) {
   }
   if (!a.export_path.empty()) return export_weights(loaded, a.export_path);
   check_attention_layer(a, loaded.config.model.n_layers);
+  const data::TaggedPair pair = choose_pair(loaded, a.model_dir, a.source_lang, a.target_lang);
+  a.options.source_language = pair.source;
+  a.options.target_language = pair.target;
+  a.options.source_tag = pair.tag;
+  if (!pair.tag.empty()) {
+    std::cerr << "translator: translating " << pair.source << "->" << pair.target << " (the model's language tag "
+              << pair.tag << ").\n";
+  }
   std::optional<ReferenceScorer> refs;
-  if (!a.score_ref.empty()) refs.emplace(a.score_ref);
+  if (!a.score_ref.empty()) refs.emplace(a.score_ref, a.options.target_language);
   std::ifstream file;
   if (!a.input.empty()) file = open_input(a.input);
-  a.options.source_language = data::language_pair(loaded.config.data).source;
-  a.options.target_language = data::language_pair(loaded.config.data).target;
   std::cerr << "translator: "
             << apply_model_decoding(a.options.search, loaded.decoding, storage::ModelDirPaths(a.model_dir).decoding, given)
             << ".\n";

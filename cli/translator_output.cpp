@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "decode/line_plan.h"
+#include "decode/translation_stream.h"
 #include "util/error.h"
 
 namespace nmt::cli {
@@ -18,6 +19,25 @@ std::string line_numbers(const std::vector<int64_t>& lines) {
   for (size_t i = 0; i < lines.size() && i < 10; ++i) out += (i ? ", " : "") + std::to_string(lines[i]);
   if (lines.size() > 10) out += ", ...";
   return out;
+}
+
+void print_summary(const decode::StreamReport& report, bool split_sentences, int64_t max_piece_tokens) {
+  const auto& coverage = report.coverage;
+  const bool checked = coverage.resplit_pieces + coverage.uncovered_pieces + coverage.length_limited > 0;
+  if (!split_sentences && report.long_sentences == 0 && !checked) return;
+  std::cerr << "translator: " << report.lines << " line(s), " << report.sentences << " sentence(s)";
+  if (report.long_sentences > 0) {
+    std::cerr << ", " << report.long_sentences << " of them longer than " << max_piece_tokens
+              << " source tokens and translated in pieces (" << report.pieces << " pieces translated in all)";
+  }
+  std::cerr << ".\n";
+  if (!checked) return;
+  std::cerr << "translator: coverage: " << coverage.resplit_pieces
+            << " piece(s) split further and translated again; " << coverage.uncovered_pieces
+            << " piece(s) with source words still uncovered, " << coverage.length_limited
+            << " stopped at the length limit";
+  if (!report.failed_lines.empty()) std::cerr << " (line " << line_numbers(report.failed_lines) << ")";
+  std::cerr << ".\n";
 }
 
 void write_translation(std::ostream& out, int64_t index, const decode::LineTranslation& t, bool nbest) {

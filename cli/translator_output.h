@@ -11,12 +11,18 @@
 
 namespace nmt::decode {
 struct LineTranslation;
+struct StreamReport;
 }  // namespace nmt::decode
 
 namespace nmt::cli {
 
 // Line numbers for a message: "3, 5, 9", the first ten, then ", ...".
 std::string line_numbers(const std::vector<int64_t>& lines);
+
+// On standard error, when there is something to say: sentences split from
+// paragraphs, sentences longer than a piece (`max_piece_tokens`), and what
+// the coverage check found, counted.
+void print_summary(const decode::StreamReport& report, bool split_sentences, int64_t max_piece_tokens);
 
 // Line `index` (from 0) as the translator prints it: its best text, or with
 // `nbest` every hypothesis as "INDEX ||| TEXT ||| SCORE" (an empty or invalid

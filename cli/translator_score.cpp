@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/language_pair.h"
 #include "util/error.h"
 
 namespace nmt::cli {
@@ -28,11 +29,23 @@ int64_t count_remaining(text::LineReader& reader) {
 
 }  // namespace
 
-void print_scores(const eval::BleuStats& bleu_stats, const eval::ChrfStats& chrf_stats) {
-  const eval::BleuResult b = eval::compute_bleu(bleu_stats);
+TranslationScores::TranslationScores(const std::string& language) {
+  bleu_lc.variant = eval::lowercased_13a();
+  bleu_moses_lc.variant = eval::lowercased_moses(language);
+}
+
+void TranslationScores::add(const std::string& hypothesis, const std::string& reference) {
+  bleu.add(hypothesis, reference);
+  bleu_lc.add(hypothesis, reference);
+  bleu_moses_lc.add(hypothesis, reference);
+  chrf.add(hypothesis, reference);
+}
+
+void print_scores(const TranslationScores& scores) {
+  const eval::BleuResult b = eval::compute_bleu(scores.bleu);
   nlohmann::json j;
   j["bleu"] = rounded(b.score);
-  j["chrf2"] = rounded(eval::compute_chrf(chrf_stats));
+  j["chrf2"] = rounded(eval::compute_chrf(scores.chrf));
   j["bp"] = std::round(b.bp * 1e6) / 1e6;
   j["sys_len"] = b.sys_len;
   j["ref_len"] = b.ref_len;
@@ -41,15 +54,19 @@ void print_scores(const eval::BleuStats& bleu_stats, const eval::ChrfStats& chrf
   std::vector<double> precisions;
   for (double p : b.precisions) precisions.push_back(rounded(p));
   j["precisions"] = precisions;
-  j["signature"] = {{"bleu", "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.x"},
-                    {"chrf2", "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.x"}};
+  // For comparison with papers only: lower-cased and tokenized.
+  j["bleu_lc"] = rounded(eval::compute_bleu(scores.bleu_lc).score);
+  j["bleu_moses_lc"] = rounded(eval::compute_bleu(scores.bleu_moses_lc).score);
+  j["signature"] = {{"bleu", scores.bleu.variant.signature()},
+                    {"chrf2", "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.x"},
+                    {"bleu_lc", scores.bleu_lc.variant.signature()},
+                    {"bleu_moses_lc", scores.bleu_moses_lc.variant.signature()}};
   std::cerr << j.dump() << std::endl;
 }
 
 int score_files(const std::string& ref_path, const std::string& hyp_path) {
   text::LineReader ref(ref_path), hyp(hyp_path);
-  eval::BleuStats bleu;
-  eval::ChrfStats chrf;
+  TranslationScores scores(data::language_code_of_path(ref_path));
   std::string_view r, h;
   while (true) {
     const bool has_h = hyp.next(h), has_r = ref.next(r);
@@ -59,20 +76,16 @@ int score_files(const std::string& ref_path, const std::string& hyp_path) {
       misaligned("The hypotheses " + hyp_path + " have", n_h, ref_path, n_r);
     }
     if (!has_h) break;
-    const std::string hs(h), rs(r);
-    bleu.add(hs, rs);
-    chrf.add(hs, rs);
+    scores.add(std::string(h), std::string(r));
   }
-  print_scores(bleu, chrf);
+  print_scores(scores);
   return kExitOk;
 }
 
 void ReferenceScorer::add(int64_t index, const std::string& hypothesis) {
   std::string_view ref;
   if (!reader_.next(ref)) misaligned("The input has at least", index + 1, path_, reader_.line_number());
-  const std::string r(ref);
-  bleu_.add(hypothesis, r);
-  chrf_.add(hypothesis, r);
+  scores_.add(hypothesis, std::string(ref));
 }
 
 void ReferenceScorer::finish(int64_t input_lines) {

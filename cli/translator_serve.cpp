@@ -8,7 +8,7 @@
 #include <optional>
 #include <thread>
 
-#include "data/language_pair.h"
+#include "cli/model_pairs.h"
 #include "serve/http_server.h"
 #include "serve/text_translation.h"
 #include "storage/model_dir.h"
@@ -17,18 +17,6 @@
 
 namespace nmt::cli {
 namespace {
-
-data::LanguagePair served_pair(const storage::LoadedModel& loaded, const std::string& model_dir) {
-  const auto pair = data::language_pair(loaded.config.data);
-  if (!pair.known()) {
-    const CorpusConfig first = loaded.config.data.training_corpora().front();
-    throw DataError("The model directory " + model_dir + " does not say which languages it translates: set " +
-                    "data.src_lang and data.tgt_lang in " + storage::ModelDirPaths(model_dir).config +
-                    " (the training files' names, " + first.src + " and " + first.tgt +
-                    ", end in no language code such as .de or .en).");
-  }
-  return pair;
-}
 
 namespace fs = std::filesystem;
 
@@ -92,33 +80,43 @@ void add_serve_options(CLI::App& app, ServeArgs& s) {
 
 namespace {
 
-// One model directory loaded for the server; what it needs stays alive here.
+// One model directory loaded for the server; what it needs stays alive
+// here. A model trained on several directions serves each of its pairs
+// through a translator of its own, all on the one model.
 struct LoadedEntry {
   storage::LoadedModel loaded;
-  std::unique_ptr<decode::Translator> translator;
-  serve::ModelEntry entry;
+  std::vector<std::unique_ptr<decode::Translator>> translators;
+  std::vector<serve::ModelEntry> entries;  // a pair each
   std::string decoding;  // which beam, length penalty, pieces and coverage check it decodes with, and why
 };
 
 LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
                        decode::TranslatorOptions options, GivenSearchFlags given) {
-  LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), nullptr, {}, {}};
-  const auto pair = served_pair(e.loaded, dir);
+  LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), {}, {}, {}};
+  const auto pairs = model_pairs(e.loaded, dir);
   e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given);
-  options.source_language = pair.source;
+  options.source_language = pairs.front().source;
+  options.source_tag = pairs.front().tag;
   const std::string computed = complete_length_profile(e.loaded, dir, options);
   if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
   e.decoding += "; " +
                apply_model_lengths(options, e.loaded.lengths, storage::ModelDirPaths(dir).lengths,
                                    e.loaded.config.model.max_len - 2, given);
-  e.translator = std::make_unique<decode::Translator>(e.loaded.model, e.loaded.vocabs,
-                                                      serve::serving_options(options, pair.source, pair.target));
-  e.entry.translator = e.translator.get();
-  e.entry.pair = pair;
-  e.entry.name = fs::path(dir).filename().string();
-  if (e.entry.name.empty()) e.entry.name = fs::path(dir).parent_path().filename().string();  // "dir/"
-  e.entry.description = e.loaded.checkpoint_path + " (step " + std::to_string(e.loaded.step) +
-                        (e.loaded.why.empty() ? "" : "; " + e.loaded.why) + ")";
+  std::string name = fs::path(dir).filename().string();
+  if (name.empty()) name = fs::path(dir).parent_path().filename().string();  // "dir/"
+  for (const auto& pair : pairs) {
+    options.source_tag = pair.tag;
+    e.translators.push_back(std::make_unique<decode::Translator>(
+        e.loaded.model, e.loaded.vocabs, serve::serving_options(options, pair.source, pair.target)));
+    serve::ModelEntry entry;
+    entry.translator = e.translators.back().get();
+    entry.pair = {pair.source, pair.target};
+    entry.name = name;
+    entry.description = e.loaded.checkpoint_path + " (step " + std::to_string(e.loaded.step) +
+                        (e.loaded.why.empty() ? "" : "; " + e.loaded.why) + ")" +
+                        (pair.tag.empty() ? "" : " with the language tag " + pair.tag);
+    e.entries.push_back(std::move(entry));
+  }
   return e;
 }
 
@@ -138,15 +136,17 @@ int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, c
   for (const auto& dir : model_dirs) {
     if (stop_requested()) break;
     loaded.push_back(load_entry(dir, checkpoint, device, options, given));
-    entries.push_back(loaded.back().entry);
-    const auto& e = entries.back();
-    std::cerr << "translator: model " << 100 + entries.size() - 1 << ": " << e.pair.source << "->" << e.pair.target
-              << " with " << e.description << "; " << loaded.back().decoding << "\n";
-    for (size_t i = 0; i + 1 < entries.size(); ++i) {
-      if (entries[i].pair.source == e.pair.source && entries[i].pair.target == e.pair.target) {
-        std::cerr << "translator: warning: model " << 100 + entries.size() - 1 << " (" << e.name
-                  << ") translates the same pair as model " << 100 + i << " (" << entries[i].name
-                  << "); LibreTranslate's API uses the first, OpenNMT-py's id reaches both\n";
+    for (const auto& added : loaded.back().entries) {
+      entries.push_back(added);
+      const auto& e = entries.back();
+      std::cerr << "translator: model " << 100 + entries.size() - 1 << ": " << e.pair.source << "->" << e.pair.target
+                << " with " << e.description << "; " << loaded.back().decoding << "\n";
+      for (size_t i = 0; i + 1 < entries.size(); ++i) {
+        if (entries[i].pair.source == e.pair.source && entries[i].pair.target == e.pair.target) {
+          std::cerr << "translator: warning: model " << 100 + entries.size() - 1 << " (" << e.name
+                    << ") translates the same pair as model " << 100 + i << " (" << entries[i].name
+                    << "); LibreTranslate's API uses the first, OpenNMT-py's id reaches both\n";
+        }
       }
     }
   }

@@ -207,9 +207,12 @@ void BatchIterator::restore(const IteratorState& s) {
   if (s.pairs_seen.size() == seen_.size()) seen_ = s.pairs_seen;
 }
 
-std::vector<Batch> make_sorted_batches(const EncodedCorpus& corpus, int64_t batch_tokens, const SpecialIds& ids) {
-  std::shared_ptr<const EncodedCorpus> borrowed(&corpus, [](const EncodedCorpus*) {});
-  const auto mix = CorpusMix::of(borrowed);
+std::vector<Batch> make_sorted_batches(const EncodedCorpus& corpus, int64_t batch_tokens, const SpecialIds& ids,
+                                       int32_t tag_id) {
+  MixSource source;
+  source.corpus = std::shared_ptr<const EncodedCorpus>(&corpus, [](const EncodedCorpus*) {});
+  source.tag_id = tag_id;
+  const auto mix = std::make_shared<const CorpusMix>(std::vector<MixSource>{std::move(source)});
   const BatchPlan plan = plan_sorted_batches(*mix, batch_tokens);
   std::vector<Batch> batches;
   batches.reserve(static_cast<size_t>(plan.size()));

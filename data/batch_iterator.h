@@ -94,7 +94,9 @@ class BatchIterator {
   std::vector<int64_t> seen_;
 };
 
-// All batches of a corpus in a fixed, unshuffled order (validation).
-std::vector<Batch> make_sorted_batches(const EncodedCorpus& corpus, int64_t batch_tokens, const SpecialIds& ids);
+// All batches of a corpus in a fixed, unshuffled order (validation), each
+// source after `tag_id` when it is not -1.
+std::vector<Batch> make_sorted_batches(const EncodedCorpus& corpus, int64_t batch_tokens, const SpecialIds& ids,
+                                       int32_t tag_id = -1);
 
 }  // namespace nmt::data

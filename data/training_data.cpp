@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "data/language_tags.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "vocab/vocabularies.h"
@@ -42,6 +43,7 @@ TrainingData prepare_training_data(const Config& config, const vocab::Vocabulari
   const DataConfig& d = config.data;
   options.rules = {d.max_len, d.max_len_ratio, d.drop_identical, d.drop_duplicates};
   options.threads = static_cast<int>(config.train.threads);
+  tagged_pairs(d);  // the language tags' convention holds (UsageError naming the corpus)
   TrainingData data;
   data.ids = special_ids(vocabs);
   std::vector<MixSource> sources;
@@ -67,6 +69,8 @@ TrainingData prepare_training_data(const Config& config, const vocab::Vocabulari
     options.rules = {d.max_len, 0.0, false, false};  // validation pairs are trusted translations
     data.valid_cache = prepare_encoded_corpus(d.valid_src, d.valid_tgt, *vocabs.src, *vocabs.tgt, options);
     data.valid = data.valid_cache.corpus;
+    const std::string tag = validation_tag(d);
+    if (!tag.empty()) data.valid_tag_id = vocabs.src->piece_id(tag);
   }
   return data;
 }
@@ -77,7 +81,7 @@ BatchIterator make_train_iterator(const TrainingData& data, const Config& config
 
 std::vector<Batch> make_valid_batches(const TrainingData& data, const Config& config) {
   if (!data.valid) return {};
-  return make_sorted_batches(*data.valid, config.train.batch_tokens, data.ids);
+  return make_sorted_batches(*data.valid, config.train.batch_tokens, data.ids, data.valid_tag_id);
 }
 
 std::vector<std::string> describe_training_data(const TrainingData& data) {

@@ -30,6 +30,7 @@ struct TrainingData {
   std::shared_ptr<const CorpusMix> train;
   std::vector<PreparedCorpus> train_caches;    // one per corpus, in the mix's order
   std::shared_ptr<const EncodedCorpus> valid;  // null without data.valid_src/valid_tgt
+  int32_t valid_tag_id = -1;                   // its pair's tag (data/language_tags.h); -1: none
   PreparedCorpus valid_cache;
   SpecialIds ids;                              // from the vocabularies
   bool train_reused() const;                   // every corpus's cache found valid

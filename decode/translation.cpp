@@ -55,6 +55,26 @@ class KeepAttention {
   model::TransformerImpl& model_;
 };
 
+TranslatorOptions without_tag(TranslatorOptions options) {
+  options.source_tag.clear();
+  return options;
+}
+
+// Drops column 1 (the tag's) of per-source-position values, adding it to
+// column 0 (sos's): [..., sos, tag, ids...] -> [..., sos, ids...].
+torch::Tensor fold_tag(const torch::Tensor& per_position) {
+  auto out = torch::cat({per_position.narrow(-1, 0, 1) + per_position.narrow(-1, 1, 1),
+                         per_position.narrow(-1, 2, per_position.size(-1) - 2)},
+                        -1);
+  return out;
+}
+
+void fold_tag(std::vector<float>& coverage) {
+  if (coverage.size() < 2) return;
+  coverage[0] += coverage[1];
+  coverage.erase(coverage.begin() + 1);
+}
+
 }  // namespace
 
 void TranslatorOptions::validate() const {
@@ -72,8 +92,16 @@ void TranslatorOptions::validate() const {
 
 Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options)
     : Translator(model, target_ids_of(checked(vocabs)), checked(vocabs).src->bos_id(), checked(vocabs).src->eos_id(),
-                 options) {
+                 without_tag(options)) {
   vocabs_ = std::move(vocabs);
+  options_.source_tag = options.source_tag;
+  if (!options_.source_tag.empty()) {
+    source_tag_ = vocabs_.src->piece_id(options_.source_tag);
+    if (source_tag_ < 0) {
+      throw DataError("The language tag \"" + options_.source_tag + "\" is not a piece of the source vocabulary " +
+                      vocabs_.src->path() + ".");
+    }
+  }
   planner_.emplace(vocabs_.src, vocabs_.tgt, PieceLimits{max_source_tokens(), options_.max_piece_tokens},
                    options_.split_sentences, PlannerLanguages{options_.source_language, options_.target_language},
                    options_.shapes);
@@ -89,9 +117,13 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
       source_eos_(source_eos),
       device_(model::device_of(*model_)) {
   options_.validate();
+  if (!options_.source_tag.empty()) {
+    throw UsageError("A translator without vocabularies cannot put the language tag \"" + options_.source_tag +
+                     "\" before its sources.");
+  }
 }
 
-int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2; }
+int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2 - (source_tag_ >= 0 ? 1 : 0); }
 
 int64_t Translator::max_piece_tokens() const { return planner_ ? planner_->max_piece_tokens() : max_source_tokens(); }
 
@@ -237,17 +269,19 @@ int64_t Translator::parts_per_batch(size_t largest_batch) const {
 }
 
 torch::Tensor Translator::wrap_sources(const std::vector<BatchSource>& batch) const {
-  // [batch, longest + 2]: sos, ids, eos, then padding.
+  // [batch, longest + 2 (+ 1 with a tag)]: sos, the tag if any, ids, eos, then padding.
+  const size_t start = source_tag_ >= 0 ? 2 : 1;
   size_t longest = 0;
   for (const auto& s : batch) longest = std::max(longest, s.ids->size());
-  auto src = torch::full({static_cast<int64_t>(batch.size()), static_cast<int64_t>(longest) + 2},
+  auto src = torch::full({static_cast<int64_t>(batch.size()), static_cast<int64_t>(longest + start + 1)},
                          model_->config().src_pad_idx, torch::kLong);
   auto a = src.accessor<int64_t, 2>();
   for (size_t r = 0; r < batch.size(); ++r) {
     const auto& ids = *batch[r].ids;
     a[r][0] = source_bos_;
-    for (size_t j = 0; j < ids.size(); ++j) a[r][j + 1] = ids[j];
-    a[r][ids.size() + 1] = source_eos_;
+    if (source_tag_ >= 0) a[r][1] = source_tag_;
+    for (size_t j = 0; j < ids.size(); ++j) a[r][j + start] = ids[j];
+    a[r][ids.size() + start] = source_eos_;
   }
   return src;
 }
@@ -270,7 +304,10 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vect
   ModelScorer scorer(*model_, wrap_sources(batch), options.cached, options_.coverage.check ? coverage_layer() : -1);
   auto found = search(scorer, sentences, ids_, options);
   for (size_t s = 0; s < found.size(); ++s) {
-    for (auto& h : found[s]) h.length_limited = static_cast<int64_t>(h.tokens.size()) + 1 >= sentences.max_lengths[s];
+    for (auto& h : found[s]) {
+      h.length_limited = static_cast<int64_t>(h.tokens.size()) + 1 >= sentences.max_lengths[s];
+      if (source_tag_ >= 0) fold_tag(h.coverage);
+    }
   }
   return found;
 }
@@ -292,7 +329,8 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
   KeepAttention keep(*model_);
   PrecisionScope precision_scope(options_.precision, device_);
   model_->forward(src, tgt);
-  return model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
+  auto attention = model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
+  return source_tag_ >= 0 ? fold_tag(attention) : attention;
 }
 
 }  // namespace nmt::decode

@@ -52,6 +52,11 @@ struct TranslatorOptions {
   // are dressed as sentences (text/clause_shape.h); and the target's language code.
   TrainedShapes shapes;
   std::string target_language;
+  // A piece of the source vocabulary put after sos before every source: the
+  // target language's tag of a model trained on several directions
+  // (data/language_tags.h); "": none. Attention and coverage leave it out:
+  // they read as for a source without it.
+  std::string source_tag;
   // Whether each piece's translation covers its source (decode/coverage_check.h);
   // off here, on in the command line and the server.
   CoverageOptions coverage{false};
@@ -110,7 +115,7 @@ class Translator {
   LinePlan plan(const std::string& line, bool split_sentences) const;  // splitting as asked, not as the options say
   LineTranslation rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const;
 
-  // Longest source the model takes: max_len minus sos and eos.
+  // Longest source the model takes: max_len minus sos, eos and the tag if any.
   int64_t max_source_tokens() const;
   // Longest source given to the model in one piece.
   int64_t max_piece_tokens() const;
@@ -148,6 +153,7 @@ class Translator {
   TranslatorOptions options_;
   SearchIds ids_;
   int64_t source_bos_, source_eos_;
+  int64_t source_tag_ = -1;  // options.source_tag's id; -1: none
   std::optional<LinePlanner> planner_;  // with vocabularies only
   std::optional<CoverageChecker> checker_;  // with vocabularies and the check on
   torch::Device device_;

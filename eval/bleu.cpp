@@ -5,12 +5,25 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "eval/lowercase.h"
+#include "eval/moses_tokenizer.h"
 #include "eval/tokenizer_13a.h"
 
 namespace nmt::eval {
 namespace {
 
 constexpr int kMaxOrder = 4;
+
+// sacreBLEU lower-cases before it tokenizes; Moses's tokenizer runs on the
+// cased text (its final-period rule looks at case), multi-bleu.perl -lc after.
+std::string tokenize(const std::string& line, const BleuVariant& variant) {
+  if (variant.moses) {
+    const std::string tokens = moses_tokenize(line, variant.language);
+    return variant.lowercase ? lowercase(tokens) : tokens;
+  }
+  const std::string stripped(rstrip_unicode_whitespace(line));
+  return tokenize_13a(variant.lowercase ? lowercase(stripped) : stripped);
+}
 
 // A tokenized segment: the 13a string and its tokens as views into it. Since
 // 13a output separates tokens by single spaces, an n-gram is the substring
@@ -19,9 +32,8 @@ struct Tokenized {
   std::string text;
   std::vector<std::string_view> tokens;
 
-  explicit Tokenized(const std::string& line)
-      : text(tokenize_13a(std::string(rstrip_unicode_whitespace(line)))),
-        tokens(split_unicode_whitespace(text)) {}
+  Tokenized(const std::string& line, const BleuVariant& variant)
+      : text(tokenize(line, variant)), tokens(split_unicode_whitespace(text)) {}
   Tokenized(const Tokenized&) = delete;  // tokens point into text
   Tokenized& operator=(const Tokenized&) = delete;
 
@@ -32,13 +44,24 @@ struct Tokenized {
   }
 };
 
+// multi-bleu.perl's score: the geometric mean of unsmoothed precisions.
+void multi_bleu_score(BleuResult& result) {
+  double log_sum = 0.0;
+  for (int n = 0; n < kMaxOrder; ++n) {
+    const double p = result.totals[n] > 0 ? static_cast<double>(result.counts[n]) / result.totals[n] : 0.0;
+    result.precisions[n] = 100.0 * p;
+    log_sum += p > 0 ? std::log(p) : -9999999999.0;
+  }
+  result.score = 100.0 * result.bp * std::exp(log_sum / kMaxOrder);
+}
+
 // sacreBLEU's my_log: log(0) is a large negative number rather than -inf.
 double my_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
 
 }  // namespace
 
 void BleuStats::add(const std::string& hyp, const std::string& ref) {
-  const Tokenized h(hyp), r(ref);
+  const Tokenized h(hyp, variant), r(ref, variant);
   // N-grams of different orders never collide as strings (their token counts
   // differ), so one map holds every order of the reference.
   std::unordered_map<std::string_view, int64_t> remaining;
@@ -83,6 +106,10 @@ BleuResult compute_bleu(const BleuStats& stats, bool effective_order) {
   } else {
     result.bp = 1.0;
   }
+  if (stats.variant.moses) {
+    multi_bleu_score(result);
+    return result;
+  }
   // sacreBLEU 2.x returns 0 outright when nothing matches (its issue #141).
   if (std::all_of(stats.counts.begin(), stats.counts.end(), [](int64_t c) { return c == 0; })) {
     result.score = 0.0;
@@ -108,6 +135,14 @@ BleuResult compute_bleu(const BleuStats& stats, bool effective_order) {
   for (int n = 0; n < order; ++n) log_sum += my_log(result.precisions[n]);
   result.score = result.bp * std::exp(log_sum / order);
   return result;
+}
+
+std::string BleuVariant::signature() const {
+  if (moses) {
+    return std::string("multi-bleu.perl") + (lowercase ? " -lc" : "") + " on tokenizer.perl -l " +
+           (language.empty() ? "any" : language) + " -no-escape";
+  }
+  return std::string("nrefs:1|case:") + (lowercase ? "lc" : "mixed") + "|eff:no|tok:13a|smooth:exp|version:2.x";
 }
 
 BleuResult corpus_bleu(const std::vector<std::string>& hyps, const std::vector<std::string>& refs) {

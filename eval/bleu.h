@@ -4,6 +4,11 @@
 //
 // Corpus BLEU sums n-gram statistics over all segments and scores once, so
 // BleuStats can be fed line by line while a translation is being written.
+//
+// Two variants compare with papers (BleuVariant): sacreBLEU's -lc (the same
+// with both sides lower-cased), and the "tokenized BLEU" most papers report:
+// both sides through Moses's tokenizer, lower-cased, and multi-bleu.perl's
+// arithmetic (no smoothing: an n-gram order without a match scores 0).
 #pragma once
 
 #include <array>
@@ -13,11 +18,25 @@
 
 namespace nmt::eval {
 
+// How segments become tokens, and how BLEU is computed from their counts.
+struct BleuVariant {
+  bool lowercase = false;  // sacreBLEU's -lc; multi-bleu.perl's -lc
+  bool moses = false;      // Moses's tokenizer (eval/moses_tokenizer.h) and multi-bleu.perl instead of 13a
+  std::string language;    // of both sides, for Moses's tokenizer
+  // sacreBLEU's signature, or what the Moses variant runs.
+  std::string signature() const;
+};
+
+// sacreBLEU -lc; the Moses variant in `language`.
+inline BleuVariant lowercased_13a() { return BleuVariant{true, false, ""}; }
+inline BleuVariant lowercased_moses(const std::string& language) { return BleuVariant{true, true, language}; }
+
 // Sufficient statistics of corpus BLEU. counts[n-1]: clipped matches of
 // n-grams, totals[n-1]: hypothesis n-grams; lengths in 13a tokens.
 struct BleuStats {
   std::array<int64_t, 4> counts{}, totals{};
   int64_t sys_len = 0, ref_len = 0;
+  BleuVariant variant;  // sacreBLEU's default unless set
 
   // Adds one segment. Like sacreBLEU, trailing whitespace is stripped before
   // tokenizing; an empty hypothesis is a valid (zero-length) segment.

@@ -312,8 +312,8 @@ TEST_F(CorpusCacheTest, AMisalignedCorpusOfSeveralIsNamedAndLeavesNoCache) {
   test::write_file(local_.path("m.de"), "Ein Hund.\nEin Kind.\nEin Mann.\n");
   test::write_file(local_.path("m.en"), "A dog.\nA child.\n");
   Config config;
-  config.data.corpora = {{dir_->path("train.de.gz"), dir_->path("train.en"), 1.0, ""},
-                         {local_.path("m.de"), local_.path("m.en"), 2.0, ""}};
+  config.data.corpora = {{dir_->path("train.de.gz"), dir_->path("train.en"), 1.0, "", "", ""},
+                         {local_.path("m.de"), local_.path("m.en"), 2.0, "", "", ""}};
   config.data.cache_dir = local_.path("cache");
   EXPECT_TRUE(test::throws_with<DataError>([&] { prepare_training_data(config, *vocabs_, local_.path("out")); },
                                            {local_.path("m.de"), local_.path("m.en")}));

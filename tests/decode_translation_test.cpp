@@ -215,5 +215,59 @@ TEST(AttentionSvg, EscapesLabelsAndDrawsEveryCell) {
   EXPECT_THROW(attention_svg(p), std::invalid_argument);
 }
 
+// A language tag (TranslatorOptions::source_tag) goes after sos: the search
+// sees exactly the source a translator without the tag sees with the tag's
+// id put first, and attention and coverage read as for the source alone
+// (the tag's column added to sos's).
+TEST_F(TranslatorText, ALanguageTagGoesAfterSosAndLeavesAttentionAsWithoutIt) {
+  auto model = test::tiny_model(5, 24, vocabs_->src->size());
+  TranslatorOptions plain;
+  plain.search.beam = 2;
+  plain.coverage.check = true;  // coverage tracked per source position
+  // The output limit counts source tokens, and the tag is none of them:
+  // a fixed limit, so that the two searches compare.
+  plain.search.max_len_a = 0;
+  plain.search.max_len_b = 20;
+  TranslatorOptions tagged = plain;
+  const int32_t tag_id = 7;
+  tagged.source_tag = vocabs_->src->id_to_piece(tag_id);
+  Translator with_tag(model, *vocabs_, tagged), without(model, *vocabs_, plain);
+  EXPECT_EQ(with_tag.max_source_tokens(), without.max_source_tokens() - 1);
+  std::vector<std::vector<int64_t>> sources, tag_first;
+  for (const auto& line : {"Ein Mann sieht dem Hund.", "Ein Kind fährt.", "Ein Haus."}) {
+    std::vector<int64_t> ids;
+    for (int id : vocabs_->src->encode(line)) ids.push_back(id);
+    sources.push_back(ids);
+    ids.insert(ids.begin(), tag_id);
+    tag_first.push_back(ids);
+  }
+  const auto a = with_tag.translate_ids(sources);
+  const auto b = without.translate_ids(tag_first);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].size(), b[i].size());
+    for (size_t k = 0; k < a[i].size(); ++k) {
+      EXPECT_EQ(a[i][k].tokens, b[i][k].tokens) << i;
+      EXPECT_FLOAT_EQ(static_cast<float>(a[i][k].log_prob), static_cast<float>(b[i][k].log_prob)) << i;
+      auto folded = b[i][k].coverage;
+      ASSERT_GE(folded.size(), 3u);
+      folded[0] += folded[1];
+      folded.erase(folded.begin() + 1);
+      ASSERT_EQ(a[i][k].coverage.size(), folded.size()) << i;
+      for (size_t p = 0; p < folded.size(); ++p) EXPECT_FLOAT_EQ(a[i][k].coverage[p], folded[p]) << i << " " << p;
+    }
+  }
+  const auto& target = a[0][0].tokens;
+  const auto w = with_tag.cross_attention(sources[0], target, -1);
+  const auto v = without.cross_attention(tag_first[0], target, -1);
+  ASSERT_EQ(w.size(1), static_cast<int64_t>(sources[0].size()) + 2);  // sos, the ids, eos: no tag column
+  EXPECT_TRUE(torch::allclose(w.select(1, 0), v.select(1, 0) + v.select(1, 1)));
+  EXPECT_TRUE(torch::equal(w.narrow(1, 1, w.size(1) - 1), v.narrow(1, 2, v.size(1) - 2)));
+  TranslatorOptions unknown = plain;
+  unknown.source_tag = "<2xx>";
+  EXPECT_TRUE(test::throws_with<DataError>([&] { Translator(model, *vocabs_, unknown); },
+                                           {"<2xx>", "is not a piece of the source vocabulary"}));
+}
+
 }  // namespace
 }  // namespace nmt::decode

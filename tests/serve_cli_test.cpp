@@ -16,6 +16,7 @@
 #include <future>
 #include <thread>
 
+#include "cli/model_pairs.h"
 #include "tests/serve_test_util.h"
 
 extern char** environ;
@@ -248,6 +249,89 @@ TEST_F(ServeCli, ServeTakesNoInputOfItsOwn) {
                                    test::shell_quote(dir_->path("model")) + " --serve 'Ein Hund.'");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--serve"), std::string::npos) << r.output;
+}
+
+// A model trained both ways with target-language tags (data.target_language_tags):
+// its directory records the convention, the command line picks a pair with
+// --source-lang/--target-lang (and refuses to guess), and one server lists
+// and translates both pairs, each as the command line does.
+TEST_F(ServeCli, AModelOfTwoDirectionsServesBothPairs) {
+  test::TempDir work;
+  auto config = test::tiny_training_config(work.root());  // train.en, train.de, valid.en, valid.de
+  config["data"]["corpora"] = json::array({{{"src", work.path("train.en")}, {"tgt", work.path("train.de")}, {"tag", "<2de>"}},
+                                           {{"src", work.path("train.de")}, {"tgt", work.path("train.en")}, {"tag", "<2en>"}}});
+  config["data"].erase("train_src");
+  config["data"].erase("train_tgt");
+  config["data"]["target_language_tags"] = true;
+  config["model"]["d_model"] = 32;
+  config["model"]["ffn_hidden"] = 64;
+  config["train"]["max_steps"] = 200;
+  config["train"]["batch_tokens"] = 400;
+  config["train"]["lr"] = 1.0;
+  config["train"]["warmup_steps"] = 40;
+  test::write_json(work.path("c.json"), config);
+  const auto trained = test::run_command(test::shell_quote(test::trainer_binary()) + " --config " +
+                                         test::shell_quote(work.path("c.json")) + " --out " +
+                                         test::shell_quote(work.path("run")));
+  ASSERT_EQ(trained.code, 0) << trained.output;
+  // The convention round-trips through the directory.
+  const auto loaded = storage::load_model_dir(work.path("run"), "", torch::kCPU);
+  const auto pairs = cli::model_pairs(loaded, work.path("run"));
+  ASSERT_EQ(data::describe_pairs(pairs), "en->de, de->en");
+  EXPECT_EQ(pairs[0].tag, "<2de>");
+  EXPECT_EQ(pairs[1].tag, "<2en>");
+  EXPECT_GE(loaded.vocabs.src->piece_id("<2en>"), 0);
+
+  const std::string translator = test::shell_quote(test::binary_dir() + "/translator") + " --model " +
+                                 test::shell_quote(work.path("run"));
+  const std::string german = "Ein Mann sieht dem Hund.", english = "A man sees the dog.";
+  const auto unchosen = test::run_command(translator + " " + test::shell_quote(german));
+  EXPECT_EQ(unchosen.code, 2) << unchosen.output;
+  EXPECT_NE(unchosen.output.find("translates en->de, de->en; choose one with --source-lang and --target-lang"),
+            std::string::npos)
+      << unchosen.output;
+  const auto unknown = test::run_command(translator + " --source-lang fr " + test::shell_quote(german));
+  EXPECT_EQ(unknown.code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("does not translate fr->any; it translates en->de, de->en"), std::string::npos)
+      << unknown.output;
+  const auto chosen = test::run_command(translator + " --source-lang de --target-lang en " + test::shell_quote(german));
+  EXPECT_EQ(chosen.code, 0) << chosen.output;
+  EXPECT_NE(chosen.output.find("translating de->en (the model's language tag <2en>)"), std::string::npos)
+      << chosen.output;
+  // One flag is enough where it names one pair.
+  const auto into_en = test::cli_translations(work.path("run"), {german}, "--split-sentences --target-lang en");
+  const auto into_de = test::cli_translations(work.path("run"), {english}, "--split-sentences --source-lang en");
+  ASSERT_EQ(into_en.size(), 1u);
+  ASSERT_EQ(into_de.size(), 1u);
+  // Each direction writes its target language (the toy corpus's articles).
+  EXPECT_NE(into_en[0].find("the "), std::string::npos) << into_en[0];
+  EXPECT_TRUE(into_de[0].find("der ") != std::string::npos || into_de[0].find("dem ") != std::string::npos ||
+              into_de[0].find("Ein ") != std::string::npos)
+      << into_de[0];
+
+  const int port = free_port();
+  ServerProcess server({"--model", work.path("run"), "--serve", "--port", std::to_string(port), "--threads", "1",
+                        "--precision", "fp32"},
+                       work.path("serve.log"));
+  ASSERT_TRUE(wait_until_ready(port, 60)) << test::read_text(work.path("serve.log"));
+  httplib::Client c("127.0.0.1", port);
+  EXPECT_EQ(json::parse(c.Get("/languages")->body), json::parse(R"([{"code": "de", "name": "German", "targets": ["en"]},
+                                                                   {"code": "en", "name": "English", "targets": ["de"]}])"));
+  const json models = json::parse(c.Get("/translator/models")->body);
+  ASSERT_EQ(models.size(), 2u);
+  EXPECT_EQ(models[0].at("name"), "run");
+  EXPECT_EQ(models[1].at("name"), "run");
+  for (const auto& [source, target, text, expected] :
+       {std::tuple{"de", "en", german, into_en[0]}, std::tuple{"en", "de", english, into_de[0]}}) {
+    const auto r = c.Post("/translate", json{{"q", text}, {"source", source}, {"target", target}}.dump(),
+                          "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+    EXPECT_EQ(json::parse(r->body).at("translatedText"), expected) << source << "->" << target;
+    EXPECT_EQ(r->get_header_value("X-Translation-Pivot"), "") << "one model, no pivot";
+  }
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(60), 0);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/model_pairs.h"
 #include "serve/http_server.h"
 #include "serve/text_translation.h"
 #include "storage/model_dir.h"
@@ -85,10 +86,12 @@ class MultiModelServer {
     std::vector<serve::ModelEntry> entries;
     for (const auto& dir : model_dirs) {
       loaded_.push_back(storage::load_model_dir(dir, "", torch::kCPU));
-      const auto pair = data::language_pair(loaded_.back().config.data);
-      translators_.push_back(std::make_unique<decode::Translator>(loaded_.back().model, loaded_.back().vocabs,
-                                                                  serve::serving_options(decoding, pair.source, pair.target)));
-      entries.push_back({translators_.back().get(), pair, dir, "test model " + dir});
+      for (const auto& pair : cli::model_pairs(loaded_.back(), dir)) {  // one, or each of a tagged model's
+        decoding.source_tag = pair.tag;
+        translators_.push_back(std::make_unique<decode::Translator>(
+            loaded_.back().model, loaded_.back().vocabs, serve::serving_options(decoding, pair.source, pair.target)));
+        entries.push_back({translators_.back().get(), {pair.source, pair.target}, dir, "test model " + dir});
+      }
     }
     server_->serve_models(entries);
   }

@@ -125,8 +125,8 @@ TEST_F(VocabulariesTest, TagsArePiecesOfTheTrainedVocabulary) {
   test::make_toy_corpus(50, en, de);
   test::write_file(dir_.path("bt.de"), test::join_lines(de));
   test::write_file(dir_.path("bt.en"), test::join_lines(en));
-  config_.data.corpora = {{config_.data.train_src, config_.data.train_tgt, 1.0, ""},
-                          {dir_.path("bt.de"), dir_.path("bt.en"), 0.5, "<BT>"}};
+  config_.data.corpora = {{config_.data.train_src, config_.data.train_tgt, 1.0, "", "", ""},
+                          {dir_.path("bt.de"), dir_.path("bt.en"), 0.5, "<BT>", "", ""}};
   config_.data.train_src.clear();
   config_.data.train_tgt.clear();
   const Vocabularies v = prepare_vocabularies(config_, dir_.path("out"));

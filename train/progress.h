@@ -13,6 +13,8 @@ struct ProgressSnapshot {
   int64_t step = 0, total_steps = 0, epoch = 0;
   double loss = 0, lr = 0, tokens_per_s = 0;
   double seconds_left = -1;  // of a time budget (train.max_minutes); < 0: none
+  int64_t target_tokens = 0;      // taken by the run's steps so far
+  int64_t max_target_tokens = 0;  // the token budget; 0: none
 };
 
 class Progress {
@@ -32,6 +34,7 @@ class Progress {
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   int64_t first_step_ = -1;
+  int64_t first_tokens_ = 0;  // target tokens when this process's first step ended
 };
 
 }  // namespace nmt::train

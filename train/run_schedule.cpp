@@ -26,7 +26,7 @@ double RunSchedule::seconds_left(const RunState& state) const {
 }
 
 bool RunSchedule::finished(const RunState& state, bool stop_requested) const {
-  if (stop_requested || state.early_stopped || state.budget_spent) return true;
+  if (stop_requested || state.early_stopped || state.budget_spent || tokens_spent(state)) return true;
   return train_.max_steps > 0 && state.step >= train_.max_steps;
 }
 

@@ -1,5 +1,5 @@
 // When a training run logs, validates, checkpoints and stops, from the
-// config: train.max_steps, train.epochs, train.max_minutes,
+// config: train.max_steps, train.epochs, train.max_minutes, train.max_target_tokens,
 // train.log_every_steps, valid.every_steps, checkpoint.every_steps.
 // (Early stopping's patience is counted by RunState; the learning rate's
 // schedule is LrSchedule.)
@@ -28,7 +28,11 @@ class RunSchedule {
   void check_time_budget(RunState& state) const;
   // Seconds of the budget left; < 0 without one.
   double seconds_left(const RunState& state) const;
-  // A signal, an early stop, a spent budget or train.max_steps.
+  // Whether the steps so far have taken train.max_target_tokens.
+  bool tokens_spent(const RunState& state) const {
+    return train_.max_target_tokens > 0 && state.target_tokens >= train_.max_target_tokens;
+  }
+  // A signal, an early stop, a spent budget (time or tokens) or train.max_steps.
   bool finished(const RunState& state, bool stop_requested) const;
 
   bool log_now(int64_t step) const { return step % train_.log_every_steps == 0; }

@@ -15,6 +15,7 @@ bool RunState::record_validation(double score, int64_t patience) {
 
 nlohmann::json RunState::to_json(double elapsed) const {
   return {{"step", step},
+          {"target_tokens", target_tokens},
           {"has_best", has_best},
           {"best_score", best_score},
           {"validations_without_improvement", validations_without_improvement},
@@ -24,6 +25,7 @@ nlohmann::json RunState::to_json(double elapsed) const {
 
 void RunState::restore(const nlohmann::json& saved) {
   step = saved.at("step");
+  target_tokens = saved.value("target_tokens", int64_t{0});
   has_best = saved.at("has_best");
   best_score = saved.at("best_score");
   validations_without_improvement = saved.at("validations_without_improvement");

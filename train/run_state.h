@@ -13,6 +13,9 @@ namespace nmt::train {
 
 struct RunState {
   int64_t step = 0;  // optimizer steps taken
+  // Target tokens of every batch the job's steps took (all ranks', skipped
+  // steps' included): what train.max_target_tokens counts.
+  int64_t target_tokens = 0;
 
   // Validation: the best score so far (BLEU, higher is better, or -loss) and
   // the validations since it last improved.
@@ -43,11 +46,12 @@ struct RunState {
   // > 0, that many validations in a row without a new best stop the run.
   bool record_validation(double score, int64_t patience);
 
-  // The saved part: step, best score, patience, clock. `elapsed` is the
+  // The saved part: step, target tokens, best score, patience, clock. `elapsed` is the
   // clock to record (elapsed_seconds() once started, elapsed_before before).
   nlohmann::json to_json(double elapsed) const;
   // Restores the saved part. Checkpoints from before train.max_minutes have
-  // no clock: it starts at 0.
+  // no clock, and those from before train.max_target_tokens no token count:
+  // each starts at 0.
   void restore(const nlohmann::json& saved);
 
  private:

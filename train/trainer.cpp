@@ -68,7 +68,10 @@ TrainResult Trainer::run() {
     log_->info("training finished at step {}{}", state_.step,
                state_.early_stopped  ? " (early stop)"
                : state_.budget_spent ? fmt::format(" (time budget of {} minutes used)", config_.train.max_minutes)
-                                     : std::string());
+               : schedule_.tokens_spent(state_)
+                   ? fmt::format(" (budget of {} target tokens reached: {} processed)", config_.train.max_target_tokens,
+                                 state_.target_tokens)
+                   : std::string());
   }
   finish_run();
   metrics_->update_plot();
@@ -156,6 +159,7 @@ Trainer::StepStats Trainer::train_step() {
 }
 
 void Trainer::after_step(const StepStats& stats) {
+  state_.target_tokens += stats.tokens;  // every rank's share: the same count on each rank
   check_time_budget();
   if (stats.skipped) {
     count_skipped_step();
@@ -194,11 +198,15 @@ void Trainer::report_progress(const StepStats& stats) {
   snap.lr = lr_schedule_->lr_at(state_.step);
   snap.tokens_per_s = interval_.tokens_per_s();
   snap.seconds_left = schedule_.seconds_left(state_);
+  snap.target_tokens = state_.target_tokens;
+  snap.max_target_tokens = config_.train.max_target_tokens;
   progress_->update(snap, log_now);
   if (!log_now) return;
   nlohmann::json line = {{"type", "train"},
                          {"step", state_.step},
                          {"epoch", snap.epoch + 1},
+                         // Target tokens the run's steps have taken so far (what train.max_target_tokens counts).
+                         {"target_tokens", state_.target_tokens},
                          {"loss", snap.loss},
                          {"lr", snap.lr},
                          {"tokens_per_s", snap.tokens_per_s},

@@ -14,6 +14,7 @@
 
 #include "data/corpus_lengths.h"
 #include "data/language_pair.h"
+#include "data/language_tags.h"
 #include "storage/optimizer_bytes.h"
 #include "storage/state_dict.h"
 #include "train/fine_tuning.h"
@@ -177,6 +178,11 @@ void Trainer::prepare_data() {
   const data::LanguagePair pair = data::language_pair(config_.data);
   config_.data.src_lang = pair.source;
   config_.data.tgt_lang = pair.target;
+  if (const auto pairs = data::tagged_pairs(config_.data); !pairs.empty()) {
+    std::string tags;
+    for (const auto& p : pairs) tags += (tags.empty() ? "" : ", ") + p.source + "->" + p.target + " " + p.tag;
+    log_->info("one model for {} pairs, each asked for by its target language's tag: {}", pairs.size(), tags);
+  }
   check_same_data_as_rank0();
   if (writer()) write_length_profile();
 }

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "data/language_tags.h"
 #include "decode/checked_translation.h"
 #include "decode/translation.h"
 #include "eval/bleu.h"
@@ -41,9 +42,12 @@ ValidationResult Validator::validate(model::Transformer model, const vocab::Voca
 
 namespace {
 
-// How validation decodes: whole sentences, no coverage check, 64 a batch.
-decode::TranslatorOptions decoding_options(Precision precision, int64_t beam, double length_penalty) {
+// How validation decodes: whole sentences, no coverage check, 64 a batch,
+// after the validation pair's language tag if the model has tags.
+decode::TranslatorOptions decoding_options(const Config& config, Precision precision, int64_t beam,
+                                           double length_penalty) {
   decode::TranslatorOptions options;
+  options.source_tag = data::validation_tag(config.data);
   options.search.beam = beam;
   options.search.length_penalty = length_penalty;
   options.batch_size = 64;
@@ -68,13 +72,13 @@ const data::ParallelLines& Validator::lines() {
 std::pair<double, int64_t> Validator::learn_coverage_threshold(model::Transformer model,
                                                                const vocab::Vocabularies& vocabs, Precision precision,
                                                                int64_t beam, double length_penalty) {
-  return {decode::learn_coverage_threshold(model, vocabs, decoding_options(precision, beam, length_penalty), lines().src),
+  return {decode::learn_coverage_threshold(model, vocabs, decoding_options(config_, precision, beam, length_penalty), lines().src),
           static_cast<int64_t>(lines().src.size())};
 }
 
 double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
                               int64_t beam, double length_penalty) {
-  decode::Translator translator(model, vocabs, decoding_options(precision, beam, length_penalty));
+  decode::Translator translator(model, vocabs, decoding_options(config_, precision, beam, length_penalty));
   auto results = translator.translate(lines().src);
   eval::BleuStats stats;
   for (size_t i = 0; i < results.size(); ++i) {

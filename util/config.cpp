@@ -24,7 +24,7 @@ void require(bool ok, const std::string& what) {
 
 std::vector<CorpusConfig> DataConfig::training_corpora() const {
   if (!corpora.empty()) return corpora;
-  return {CorpusConfig{train_src, train_tgt, 1.0, ""}};
+  return {CorpusConfig{train_src, train_tgt, 1.0, "", "", ""}};
 }
 
 std::vector<std::string> DataConfig::tags() const {
@@ -56,6 +56,10 @@ void validate_corpora(const std::vector<CorpusConfig>& corpora) {
             name + ".weight must be a positive number (got " + std::to_string(c.weight) + ").");
     require(c.tag.find_first_of(" \t\n\r") == std::string::npos,
             name + ".tag must be one token without spaces (got \"" + c.tag + "\").");
+    for (const auto& [key, code] : {std::pair{".src_lang", &c.src_lang}, std::pair{".tgt_lang", &c.tgt_lang}}) {
+      require(code->empty() || is_language_code(*code),
+              name + key + " must be a language code such as \"de\" or \"pt-BR\" (got \"" + *code + "\").");
+    }
     for (size_t j = 0; j < i; ++j) {
       require(normal_path(corpora[j].src) != normal_path(c.src) || normal_path(corpora[j].tgt) != normal_path(c.tgt),
               "data.corpora lists " + c.src + " / " + c.tgt + " twice (entries " + std::to_string(j) + " and " +
@@ -111,6 +115,8 @@ void TrainConfig::validate() const {
               "\").");
   require(schedule != "inverse_sqrt" || warmup_steps > 0, "train.schedule \"inverse_sqrt\" needs train.warmup_steps > 0.");
   require(max_minutes >= 0, "train.max_minutes must not be negative (0: no time limit).");
+  require(max_target_tokens >= 0, "train.max_target_tokens must not be negative (0: no token budget; got " +
+                                      std::to_string(max_target_tokens) + ").");
   require(warmup_steps >= 0, "train.warmup_steps must not be negative.");
   require(label_smoothing >= 0 && label_smoothing < 1, "train.label_smoothing must lie in [0, 1).");
   require(accum_steps >= 1, "train.accum_steps must be at least 1.");

@@ -17,6 +17,8 @@ struct CorpusConfig {
   std::string src, tgt;  // plain or .gz, line i of src aligned to line i of tgt
   double weight = 1;     // its share of each epoch's pairs, against the others' weights (data/corpus_mix.h)
   std::string tag;       // a token put before each of its source sentences (e.g. "<BT>"); "": none
+  // Its languages' codes; "": from the files' names (train.de.gz -> de).
+  std::string src_lang, tgt_lang;
 };
 
 struct DataConfig {
@@ -26,6 +28,11 @@ struct DataConfig {
   // Language codes of the pair (e.g. "de", "en"), which the server answers
   // for; empty: taken from the (first) training files' names (train.de.gz -> de).
   std::string src_lang, tgt_lang;
+  // True: every corpus's tag names its target language (e.g. "<2en>"), and
+  // the model translates each corpus's pair, the tag of the wanted target
+  // put after sos (data/language_tags.h). False: tags mark kinds of data
+  // (e.g. "<BT>") and translation puts none.
+  bool target_language_tags = false;
   int64_t max_len = 128;             // subword tokens per side, before sos/eos
   double max_len_ratio = 3.0;        // longer/shorter side, in tokens; <= 0 disables
   bool drop_identical = false;       // drop pairs whose sides are the same text
@@ -85,6 +92,9 @@ struct TrainConfig {
   int64_t epochs = 10;
   int64_t max_steps = 0;         // 0: no limit
   double max_minutes = 0;        // wall-clock budget for training (validation included); 0: none
+  // Budget in target tokens processed (every rank's batches counted): the
+  // step that reaches it is the last; 0: none. Means the same on every machine.
+  int64_t max_target_tokens = 0;
   double lr = 1.0;               // noam: multiplier of the paper's formula; others: the peak rate
   std::string schedule = "noam";  // noam | inverse_sqrt | plateau | constant
   int64_t warmup_steps = 4000;

@@ -149,6 +149,7 @@ DataConfig data_config_from_json(const json& section, const std::string& origin)
   d.get("drop_identical", out.drop_identical);
   d.get("drop_duplicates", out.drop_duplicates);
   d.get("cache_dir", out.cache_dir);
+  d.get("target_language_tags", out.target_language_tags);
   json corpora = json::array();
   if (d.get("corpora", corpora)) {
     if (!corpora.is_array()) throw UsageError("Config key 'data.corpora' in " + origin + " must be a list of {\"src\", \"tgt\", \"weight\", \"tag\"}.");
@@ -159,6 +160,8 @@ DataConfig data_config_from_json(const json& section, const std::string& origin)
       r.get("tgt", c.tgt);
       r.get("weight", c.weight);
       r.get("tag", c.tag);
+      r.get("src_lang", c.src_lang);
+      r.get("tgt_lang", c.tgt_lang);
       r.reject_unknown();
       out.corpora.push_back(c);
     }
@@ -186,6 +189,7 @@ TrainConfig train_config_from_json(const json& section, const std::string& origi
   t.get("epochs", out.epochs);
   t.get("max_steps", out.max_steps);
   t.get("max_minutes", out.max_minutes);
+  t.get("max_target_tokens", out.max_target_tokens);
   t.get("lr", out.lr);
   t.get("schedule", out.schedule);
   t.get("warmup_steps", out.warmup_steps);
@@ -293,11 +297,12 @@ json config_to_json(const Config& c) {
                {"src_lang", c.data.src_lang},       {"tgt_lang", c.data.tgt_lang},
                {"max_len", c.data.max_len},         {"max_len_ratio", c.data.max_len_ratio},
                {"drop_identical", c.data.drop_identical}, {"drop_duplicates", c.data.drop_duplicates},
-               {"cache_dir", c.data.cache_dir}};
+               {"cache_dir", c.data.cache_dir}, {"target_language_tags", c.data.target_language_tags}};
   if (!c.data.corpora.empty()) {
     json corpora = json::array();
     for (const CorpusConfig& k : c.data.corpora) {
-      corpora.push_back({{"src", k.src}, {"tgt", k.tgt}, {"weight", k.weight}, {"tag", k.tag}});
+      corpora.push_back({{"src", k.src},     {"tgt", k.tgt},           {"weight", k.weight},
+                         {"tag", k.tag},     {"src_lang", k.src_lang}, {"tgt_lang", k.tgt_lang}});
     }
     j["data"]["corpora"] = corpora;
   }
@@ -312,6 +317,7 @@ json config_to_json(const Config& c) {
                 {"epochs", t.epochs},
                 {"max_steps", t.max_steps},
                 {"max_minutes", t.max_minutes},
+                {"max_target_tokens", t.max_target_tokens},
                 {"lr", t.lr},
                 {"schedule", t.schedule},
                 {"warmup_steps", t.warmup_steps},

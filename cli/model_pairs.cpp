@@ -1,0 +1,47 @@
+#include "cli/model_pairs.h"
+
+#include "data/language_pair.h"
+#include "util/error.h"
+
+namespace nmt::cli {
+
+std::vector<data::TaggedPair> model_pairs(const storage::LoadedModel& loaded, const std::string& model_dir) {
+  auto pairs = data::tagged_pairs(loaded.config.data);
+  if (!pairs.empty()) return pairs;
+  const auto pair = data::language_pair(loaded.config.data);
+  if (!pair.known()) {
+    const CorpusConfig first = loaded.config.data.training_corpora().front();
+    throw DataError("The model directory " + model_dir + " does not say which languages it translates: set " +
+                    "data.src_lang and data.tgt_lang in " + storage::ModelDirPaths(model_dir).config +
+                    " (the training files' names, " + first.src + " and " + first.tgt +
+                    ", end in no language code such as .de or .en).");
+  }
+  return {{pair.source, pair.target, ""}};
+}
+
+data::TaggedPair choose_pair(const storage::LoadedModel& loaded, const std::string& model_dir, const std::string& source,
+                             const std::string& target) {
+  const bool tagged = loaded.config.data.target_language_tags;
+  if (!tagged && source.empty() && target.empty()) {
+    const auto pair = data::language_pair(loaded.config.data);
+    return {pair.source, pair.target, ""};
+  }
+  const auto pairs = model_pairs(loaded, model_dir);
+  std::vector<data::TaggedPair> matching;
+  for (const auto& p : pairs) {
+    if ((source.empty() || p.source == source) && (target.empty() || p.target == target)) matching.push_back(p);
+  }
+  if (matching.size() == 1) return matching.front();
+  const std::string asked = (source.empty() ? "any" : source) + "->" + (target.empty() ? "any" : target);
+  if (matching.empty()) {
+    throw UsageError("The model " + model_dir + " does not translate " + asked + "; it translates " +
+                     data::describe_pairs(pairs) + ".");
+  }
+  throw UsageError("The model " + model_dir + " translates " + data::describe_pairs(pairs) +
+                   "; choose one with --source-lang and --target-lang" +
+                   (source.empty() && target.empty() ? "" : " (" + asked + " matches " +
+                                                                 data::describe_pairs(matching) + ")") +
+                   ".");
+}
+
+}  // namespace nmt::cli
