@@ -63,10 +63,9 @@ TranslatorOptions without_tag(TranslatorOptions options) {
 // Drops column 1 (the tag's) of per-source-position values, adding it to
 // column 0 (sos's): [..., sos, tag, ids...] -> [..., sos, ids...].
 torch::Tensor fold_tag(const torch::Tensor& per_position) {
-  auto out = torch::cat({per_position.narrow(-1, 0, 1) + per_position.narrow(-1, 1, 1),
-                         per_position.narrow(-1, 2, per_position.size(-1) - 2)},
-                        -1);
-  return out;
+  return torch::cat({per_position.narrow(-1, 0, 1) + per_position.narrow(-1, 1, 1),
+                     per_position.narrow(-1, 2, per_position.size(-1) - 2)},
+                    -1);
 }
 
 void fold_tag(std::vector<float>& coverage) {

@@ -2,6 +2,7 @@
 // validation, checkpoints, early stopping and clean stops on signals.
 #include "train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -193,6 +194,12 @@ void Trainer::report_progress(const StepStats& stats) {
   ProgressSnapshot snap;
   snap.step = state_.step;
   snap.total_steps = schedule_.total_steps(iterator_->batches_in_epoch(), world_size());
+  if (config_.train.max_target_tokens > 0 && state_.target_tokens > 0) {  // the steps the budget holds, at this rate
+    const auto by_tokens = static_cast<int64_t>(std::ceil(static_cast<double>(state_.step) *
+                                                          static_cast<double>(config_.train.max_target_tokens) /
+                                                          static_cast<double>(state_.target_tokens)));
+    snap.total_steps = snap.total_steps > 0 ? std::min(snap.total_steps, by_tokens) : by_tokens;
+  }
   snap.epoch = iterator_->epoch();
   snap.loss = interval_.loss();
   snap.lr = lr_schedule_->lr_at(state_.step);
