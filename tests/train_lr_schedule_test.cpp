@@ -48,5 +48,41 @@ TEST(LrSchedule, InverseSqrtNeedsAWarmup) {
   EXPECT_NO_THROW(c.validate());
 }
 
+TEST(LrSchedule, ACoolDownFallsLinearlyToZeroOverTheLastShareOfTheBudget) {
+  TrainConfig c = schedule_config("inverse_sqrt", 0.002, 400);
+  c.cooldown = 0.25;
+  const LrSchedule s(c, 256);
+  const LrSchedule plain(schedule_config("inverse_sqrt", 0.002, 400), 256);
+  EXPECT_DOUBLE_EQ(s.lr_at(1600, 0.0), plain.lr_at(1600));   // before it: the schedule's own rate
+  EXPECT_DOUBLE_EQ(s.lr_at(1600, 0.75), plain.lr_at(1600));  // its start
+  EXPECT_DOUBLE_EQ(s.lr_at(1600, 0.875), 0.001 * 0.5);       // half-way: (1 - 0.875) / 0.25 = 1/2
+  EXPECT_NEAR(s.lr_at(1600, 0.99), 0.001 * 0.04, 1e-15);
+  EXPECT_DOUBLE_EQ(s.lr_at(1600, 1.0), 0.0);
+  EXPECT_DOUBLE_EQ(s.lr_at(1600, 1.2), 0.0);                 // never negative past the budget
+}
+
+TEST(LrSchedule, TheBudgetSpentIsTheFurtherOfTokensAndSteps) {
+  TrainConfig c;
+  EXPECT_DOUBLE_EQ(budget_spent(c, 50, 1000), 0.0);  // no budget known in advance
+  c.max_target_tokens = 4000;
+  EXPECT_DOUBLE_EQ(budget_spent(c, 50, 1000), 0.25);
+  c.max_steps = 100;
+  EXPECT_DOUBLE_EQ(budget_spent(c, 50, 1000), 0.5);
+  EXPECT_DOUBLE_EQ(budget_spent(c, 10, 3000), 0.75);
+}
+
+TEST(LrSchedule, ACoolDownNeedsABudgetKnownInAdvance) {
+  TrainConfig c = schedule_config("constant", 0.001, 0);
+  c.max_minutes = 60;
+  c.cooldown = 0.2;
+  EXPECT_THROW(c.validate(), std::exception);
+  c.max_target_tokens = 1000000;
+  EXPECT_NO_THROW(c.validate());
+  c.cooldown = 1.0;
+  EXPECT_THROW(c.validate(), std::exception);
+  c.cooldown = -0.1;
+  EXPECT_THROW(c.validate(), std::exception);
+}
+
 }  // namespace
 }  // namespace nmt::train

@@ -97,6 +97,39 @@ TEST_F(TokenBudget, AStopBeforeTheBudgetResumesToTheSameEnd) {
   EXPECT_EQ(again.step, 25);
 }
 
+// lr of each step's metrics.jsonl record, [0] unused.
+std::vector<double> lr_by_step(const std::string& run) {
+  std::vector<double> out{0.0};
+  std::istringstream lines(test::read_text(run + "/metrics.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto record = nlohmann::json::parse(line);
+    if (record.at("type") == "train") out.push_back(record.at("lr").get<double>());
+  }
+  return out;
+}
+
+TEST_F(TokenBudget, ACoolDownTakesTheRateToZeroWhereTheBudgetEnds) {
+  const int64_t budget = tokens_[24];
+  const std::string cap = "train.max_target_tokens=" + std::to_string(budget);
+  train_run(dir_.path("config.json"), dir_.path("plain"), false, {cap});
+  train_run(dir_.path("config.json"), dir_.path("cool"), false, {cap, "train.cooldown=0.5"});
+  const auto plain = lr_by_step(dir_.path("plain"));
+  const auto cool = lr_by_step(dir_.path("cool"));
+  ASSERT_EQ(cool.size(), 25u);
+  ASSERT_EQ(plain.size(), 25u);
+  int cooled = 0;
+  for (size_t s = 1; s < cool.size(); ++s) {
+    // Step s's rate is scaled by the budget left before it, over the last half.
+    const double spent = static_cast<double>(tokens_[s - 1]) / static_cast<double>(budget);
+    const double scale = spent <= 0.5 ? 1.0 : (1.0 - spent) / 0.5;
+    EXPECT_NEAR(cool[s], plain[s] * scale, 1e-12 * plain[s]) << "step " << s;
+    cooled += scale < 1.0;
+  }
+  EXPECT_GE(cooled, 10);
+  EXPECT_GT(cool.back(), 0.0);
+  EXPECT_LT(cool.back(), 0.1 * plain.back());  // the last step takes about 1/24 of the budget
+}
+
 TEST(TokenBudgetConfig, ANegativeBudgetIsRefusedByName) {
   test::TempDir dir;
   test::write_json(dir.path("config.json"), test::tiny_training_config(dir.root()));

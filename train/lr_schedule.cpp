@@ -7,7 +7,14 @@ namespace nmt::train {
 
 LrSchedule::LrSchedule(const TrainConfig& config, int64_t d_model) : config_(config), d_model_(d_model) {}
 
-double LrSchedule::lr_at(int64_t step) const {
+double LrSchedule::lr_at(int64_t step, double spent) const {
+  const double lr = schedule_lr(step);
+  const double cooldown = config_.cooldown;
+  if (cooldown <= 0 || spent <= 1.0 - cooldown) return lr;
+  return lr * std::max(0.0, (1.0 - spent) / cooldown);
+}
+
+double LrSchedule::schedule_lr(int64_t step) const {
   const double s = static_cast<double>(std::max<int64_t>(step, 1));
   const double warmup = static_cast<double>(config_.warmup_steps);
   if (config_.schedule == "noam") {
@@ -37,6 +44,14 @@ void LrSchedule::on_validation(double valid_loss) {
     plateau_scale_ *= config_.plateau_factor;
     plateau_bad_ = 0;
   }
+}
+
+double budget_spent(const TrainConfig& config, int64_t step, int64_t target_tokens) {
+  double spent = 0.0;
+  if (config.max_target_tokens > 0)
+    spent = static_cast<double>(target_tokens) / static_cast<double>(config.max_target_tokens);
+  if (config.max_steps > 0) spent = std::max(spent, static_cast<double>(step) / static_cast<double>(config.max_steps));
+  return spent;
 }
 
 nlohmann::json LrSchedule::state() const {

@@ -118,6 +118,9 @@ void TrainConfig::validate() const {
   require(max_target_tokens >= 0, "train.max_target_tokens must not be negative (0: no token budget; got " +
                                       std::to_string(max_target_tokens) + ").");
   require(warmup_steps >= 0, "train.warmup_steps must not be negative.");
+  require(cooldown >= 0 && cooldown < 1, "train.cooldown must lie in [0, 1) (got " + std::to_string(cooldown) + ").");
+  require(cooldown == 0 || max_target_tokens > 0 || max_steps > 0,
+          "train.cooldown needs a budget whose end is known in advance: train.max_target_tokens or train.max_steps.");
   require(label_smoothing >= 0 && label_smoothing < 1, "train.label_smoothing must lie in [0, 1).");
   require(accum_steps >= 1, "train.accum_steps must be at least 1.");
   require(threads >= 0, "train.threads must not be negative.");

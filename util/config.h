@@ -98,6 +98,9 @@ struct TrainConfig {
   double lr = 1.0;               // noam: multiplier of the paper's formula; others: the peak rate
   std::string schedule = "noam";  // noam | inverse_sqrt | plateau | constant
   int64_t warmup_steps = 4000;
+  // Share of the budget (train.max_target_tokens, else train.max_steps) at
+  // whose end the schedule's rate falls linearly to zero; 0: no cool-down.
+  double cooldown = 0.0;
   double label_smoothing = 0.1;
   double clip = 1.0;             // max gradient norm; <= 0 disables
   double weight_decay = 0.0;

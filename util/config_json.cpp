@@ -193,6 +193,7 @@ TrainConfig train_config_from_json(const json& section, const std::string& origi
   t.get("lr", out.lr);
   t.get("schedule", out.schedule);
   t.get("warmup_steps", out.warmup_steps);
+  t.get("cooldown", out.cooldown);
   t.get("label_smoothing", out.label_smoothing);
   t.get("clip", out.clip);
   t.get("weight_decay", out.weight_decay);
@@ -321,6 +322,7 @@ json config_to_json(const Config& c) {
                 {"lr", t.lr},
                 {"schedule", t.schedule},
                 {"warmup_steps", t.warmup_steps},
+                {"cooldown", t.cooldown},
                 {"label_smoothing", t.label_smoothing},
                 {"clip", t.clip},
                 {"weight_decay", t.weight_decay},
