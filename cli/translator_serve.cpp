@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/model_pairs.h"
+#include "cli/pair_translators.h"
 #include "serve/http_server.h"
 #include "serve/text_translation.h"
 #include "storage/model_dir.h"
@@ -85,14 +86,13 @@ namespace {
 // through a translator of its own, all on the one model.
 struct LoadedEntry {
   storage::LoadedModel loaded;
-  std::vector<std::unique_ptr<decode::Translator>> translators;
-  std::vector<serve::ModelEntry> entries;  // a pair each
+  PairTranslators pairs;
   std::string decoding;  // which beam, length penalty, pieces and coverage check it decodes with, and why
 };
 
 LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
                        decode::TranslatorOptions options, GivenSearchFlags given) {
-  LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), {}, {}, {}};
+  LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), {}, {}};
   const auto pairs = model_pairs(e.loaded, dir);
   e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given);
   options.source_language = pairs.front().source;
@@ -104,19 +104,9 @@ LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, co
                                    e.loaded.config.model.max_len - 2, given);
   std::string name = fs::path(dir).filename().string();
   if (name.empty()) name = fs::path(dir).parent_path().filename().string();  // "dir/"
-  for (const auto& pair : pairs) {
-    options.source_tag = pair.tag;
-    e.translators.push_back(std::make_unique<decode::Translator>(
-        e.loaded.model, e.loaded.vocabs, serve::serving_options(options, pair.source, pair.target)));
-    serve::ModelEntry entry;
-    entry.translator = e.translators.back().get();
-    entry.pair = {pair.source, pair.target};
-    entry.name = name;
-    entry.description = e.loaded.checkpoint_path + " (step " + std::to_string(e.loaded.step) +
-                        (e.loaded.why.empty() ? "" : "; " + e.loaded.why) + ")" +
-                        (pair.tag.empty() ? "" : " with the language tag " + pair.tag);
-    e.entries.push_back(std::move(entry));
-  }
+  e.pairs = pair_translators(e.loaded, dir, options, name,
+                             e.loaded.checkpoint_path + " (step " + std::to_string(e.loaded.step) +
+                                 (e.loaded.why.empty() ? "" : "; " + e.loaded.why) + ")");
   return e;
 }
 
@@ -136,7 +126,7 @@ int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, c
   for (const auto& dir : model_dirs) {
     if (stop_requested()) break;
     loaded.push_back(load_entry(dir, checkpoint, device, options, given));
-    for (const auto& added : loaded.back().entries) {
+    for (const auto& added : loaded.back().pairs.entries) {
       entries.push_back(added);
       const auto& e = entries.back();
       std::cerr << "translator: model " << 100 + entries.size() - 1 << ": " << e.pair.source << "->" << e.pair.target

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/model_pairs.h"
+#include "cli/pair_translators.h"
 #include "serve/http_server.h"
 #include "serve/text_translation.h"
 #include "storage/model_dir.h"
@@ -86,12 +86,8 @@ class MultiModelServer {
     std::vector<serve::ModelEntry> entries;
     for (const auto& dir : model_dirs) {
       loaded_.push_back(storage::load_model_dir(dir, "", torch::kCPU));
-      for (const auto& pair : cli::model_pairs(loaded_.back(), dir)) {  // one, or each of a tagged model's
-        decoding.source_tag = pair.tag;
-        translators_.push_back(std::make_unique<decode::Translator>(
-            loaded_.back().model, loaded_.back().vocabs, serve::serving_options(decoding, pair.source, pair.target)));
-        entries.push_back({translators_.back().get(), {pair.source, pair.target}, dir, "test model " + dir});
-      }
+      pairs_.push_back(cli::pair_translators(loaded_.back(), dir, decoding, dir, "test model " + dir));
+      entries.insert(entries.end(), pairs_.back().entries.begin(), pairs_.back().entries.end());
     }
     server_->serve_models(entries);
   }
@@ -105,7 +101,7 @@ class MultiModelServer {
 
  private:
   std::vector<storage::LoadedModel> loaded_;
-  std::vector<std::unique_ptr<decode::Translator>> translators_;  // before server_: destroyed after it
+  std::vector<cli::PairTranslators> pairs_;  // before server_: destroyed after it
   std::unique_ptr<serve::TranslationServer> server_;
   int port_ = 0;
 };

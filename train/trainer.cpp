@@ -268,6 +268,7 @@ bool Trainer::validate() {
   nlohmann::json line = {{"type", "valid"},
                          {"step", state_.step},
                          {"epoch", iterator_->epoch() + 1},
+                         {"target_tokens", state_.target_tokens},
                          {"valid_loss", v.loss},
                          {"valid_ppl", v.ppl}};
   if (config_.valid.bleu) line["valid_bleu"] = v.bleu;

@@ -30,6 +30,9 @@ ValidationResult run_validation(model::TransformerImpl& model, const std::vector
   return r;
 }
 
+Validator::Validator(const Config& config, std::vector<data::Batch> batches)
+    : config_(config), batches_(std::move(batches)), source_tag_(data::validation_tag(config.data)) {}
+
 ValidationResult Validator::validate(model::Transformer model, const vocab::Vocabularies& vocabs,
                                      const torch::Device& device, Precision precision, int64_t beam) {
   ValidationResult v = run_validation(*model, batches_, config_, device, precision);
@@ -44,10 +47,10 @@ namespace {
 
 // How validation decodes: whole sentences, no coverage check, 64 a batch,
 // after the validation pair's language tag if the model has tags.
-decode::TranslatorOptions decoding_options(const Config& config, Precision precision, int64_t beam,
+decode::TranslatorOptions decoding_options(const std::string& source_tag, Precision precision, int64_t beam,
                                            double length_penalty) {
   decode::TranslatorOptions options;
-  options.source_tag = data::validation_tag(config.data);
+  options.source_tag = source_tag;
   options.search.beam = beam;
   options.search.length_penalty = length_penalty;
   options.batch_size = 64;
@@ -72,13 +75,13 @@ const data::ParallelLines& Validator::lines() {
 std::pair<double, int64_t> Validator::learn_coverage_threshold(model::Transformer model,
                                                                const vocab::Vocabularies& vocabs, Precision precision,
                                                                int64_t beam, double length_penalty) {
-  return {decode::learn_coverage_threshold(model, vocabs, decoding_options(config_, precision, beam, length_penalty), lines().src),
+  return {decode::learn_coverage_threshold(model, vocabs, decoding_options(source_tag_, precision, beam, length_penalty), lines().src),
           static_cast<int64_t>(lines().src.size())};
 }
 
 double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
                               int64_t beam, double length_penalty) {
-  decode::Translator translator(model, vocabs, decoding_options(config_, precision, beam, length_penalty));
+  decode::Translator translator(model, vocabs, decoding_options(source_tag_, precision, beam, length_penalty));
   auto results = translator.translate(lines().src);
   eval::BleuStats stats;
   for (size_t i = 0; i < results.size(); ++i) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <torch/types.h>
@@ -31,7 +32,7 @@ ValidationResult run_validation(model::TransformerImpl& model, const std::vector
 // sentences for BLEU are read on first use.
 class Validator {
  public:
-  Validator(const Config& config, std::vector<data::Batch> batches) : config_(config), batches_(std::move(batches)) {}
+  Validator(const Config& config, std::vector<data::Batch> batches);
 
   // No validation data: nothing to validate.
   bool empty() const { return batches_.empty(); }
@@ -53,9 +54,9 @@ class Validator {
                                                       Precision precision, int64_t beam, double length_penalty);
 
  private:
-
   const Config& config_;
   std::vector<data::Batch> batches_;
+  std::string source_tag_;  // the validation pair's language tag; empty: an untagged model
   const data::ParallelLines& lines();  // read on first use
   std::optional<data::ParallelLines> lines_;  // raw text for BLEU
 };

@@ -1,0 +1,27 @@
+// The server's entries for one loaded model: a translator per language pair
+// the model translates (one, or each of a tagged model's), all on the one
+// model, each with its pair's tag and languages.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "decode/translation.h"
+#include "serve/served_models.h"
+#include "storage/model_dir.h"
+
+namespace nmt::cli {
+
+struct PairTranslators {
+  std::vector<std::unique_ptr<decode::Translator>> translators;  // the entries point at these
+  std::vector<serve::ModelEntry> entries;                        // a pair each
+};
+
+// `options` is the decoding every pair shares; `name` and `description` label
+// each entry (the description gains the pair's tag, if any).
+PairTranslators pair_translators(const storage::LoadedModel& loaded, const std::string& model_dir,
+                                 const decode::TranslatorOptions& options, const std::string& name,
+                                 const std::string& description);
+
+}  // namespace nmt::cli
