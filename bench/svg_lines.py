@@ -42,7 +42,8 @@ def line_chart(path, title, series, x_label, y_label, x_range=None, y_range=None
     x = lambda v: LEFT + (W - LEFT - RIGHT) * (v - x_lo) / (x_hi - x_lo)
     y = lambda v: TOP + (H - TOP - BOTTOM) * (1 - (v - y_lo) / (y_hi - y_lo))
     svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
-           f'<rect width="100%" height="100%" fill="white"/><text x="{LEFT}" y="22" font-weight="bold">{title}</text>']
+           f'<rect width="100%" height="100%" fill="white"/><text x="{LEFT}" y="22" font-weight="bold">{title}</text>',
+           f'<clipPath id="plot"><rect x="{LEFT}" y="{TOP - 6}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM + 6}"/></clipPath>']
     for v in ticks(y_lo, y_hi):
         svg.append(f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#eee"/>'
                    f'<text x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{label(v)}</text>')
@@ -54,7 +55,7 @@ def line_chart(path, title, series, x_label, y_label, x_range=None, y_range=None
     for i, (name, pts, marker) in enumerate(series):
         colour = COLOURS[i % len(COLOURS)]
         points = " ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in pts)
-        svg.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{points}"/>')
+        svg.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" clip-path="url(#plot)" points="{points}"/>')
         if marker:
             svg.append(f'<circle cx="{x(marker[0]):.1f}" cy="{y(marker[1]):.1f}" r="4" fill="{colour}"/>')
         svg.append(f'<text x="{W - RIGHT + 10}" y="{TOP + 18 * i + 10}" fill="{colour}">{legend(name, pts)}</text>')
