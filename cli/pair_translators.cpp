@@ -1,15 +1,14 @@
 #include "cli/pair_translators.h"
 
-#include "cli/model_pairs.h"
 #include "serve/text_translation.h"
 
 namespace nmt::cli {
 
-PairTranslators pair_translators(const storage::LoadedModel& loaded, const std::string& model_dir,
+PairTranslators pair_translators(const storage::LoadedModel& loaded, const std::vector<data::TaggedPair>& pairs,
                                  const decode::TranslatorOptions& options, const std::string& name,
                                  const std::string& description) {
   PairTranslators out;
-  for (const auto& pair : model_pairs(loaded, model_dir)) {
+  for (const auto& pair : pairs) {
     decode::TranslatorOptions o = options;
     o.source_tag = pair.tag;
     out.translators.push_back(std::make_unique<decode::Translator>(loaded.model, loaded.vocabs,

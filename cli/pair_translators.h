@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "data/language_tags.h"
 #include "decode/translation.h"
 #include "serve/served_models.h"
 #include "storage/model_dir.h"
@@ -18,9 +19,11 @@ struct PairTranslators {
   std::vector<serve::ModelEntry> entries;                        // a pair each
 };
 
-// `options` is the decoding every pair shares; `name` and `description` label
-// each entry (the description gains the pair's tag, if any).
-PairTranslators pair_translators(const storage::LoadedModel& loaded, const std::string& model_dir,
+// A translator and an entry for each of `pairs` (cli::model_pairs of the
+// model's directory). `options` is the decoding every pair shares; `name`
+// and `description` label each entry (the description gains the pair's tag,
+// if any).
+PairTranslators pair_translators(const storage::LoadedModel& loaded, const std::vector<data::TaggedPair>& pairs,
                                  const decode::TranslatorOptions& options, const std::string& name,
                                  const std::string& description);
 

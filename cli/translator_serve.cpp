@@ -104,7 +104,7 @@ LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, co
                                    e.loaded.config.model.max_len - 2, given);
   std::string name = fs::path(dir).filename().string();
   if (name.empty()) name = fs::path(dir).parent_path().filename().string();  // "dir/"
-  e.pairs = pair_translators(e.loaded, dir, options, name,
+  e.pairs = pair_translators(e.loaded, pairs, options, name,
                              e.loaded.checkpoint_path + " (step " + std::to_string(e.loaded.step) +
                                  (e.loaded.why.empty() ? "" : "; " + e.loaded.why) + ")");
   return e;

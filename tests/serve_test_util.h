@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/model_pairs.h"
 #include "cli/pair_translators.h"
 #include "serve/http_server.h"
 #include "serve/text_translation.h"
@@ -86,7 +87,8 @@ class MultiModelServer {
     std::vector<serve::ModelEntry> entries;
     for (const auto& dir : model_dirs) {
       loaded_.push_back(storage::load_model_dir(dir, "", torch::kCPU));
-      pairs_.push_back(cli::pair_translators(loaded_.back(), dir, decoding, dir, "test model " + dir));
+      const auto pairs = cli::model_pairs(loaded_.back(), dir);
+      pairs_.push_back(cli::pair_translators(loaded_.back(), pairs, decoding, dir, "test model " + dir));
       entries.insert(entries.end(), pairs_.back().entries.begin(), pairs_.back().entries.end());
     }
     server_->serve_models(entries);

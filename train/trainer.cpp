@@ -152,9 +152,9 @@ Trainer::StepStats Trainer::train_step() {
     return stats;
   }
   if (config_.train.clip > 0) torch::nn::utils::clip_grad_norm_(model_->unique_parameters(), config_.train.clip);
-  const double lr =
-      lr_schedule_->lr_at(state_.step + 1, budget_spent(config_.train, state_.step, state_.target_tokens));
-  for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  stats.lr = lr_schedule_->lr_at(state_.step + 1, budget_spent(config_.train, state_.step, state_.target_tokens));
+  for (auto& group : optimizer_->param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(stats.lr);
   optimizer_->step();
   ++state_.step;
   return stats;
@@ -203,7 +203,7 @@ void Trainer::report_progress(const StepStats& stats) {
   }
   snap.epoch = iterator_->epoch();
   snap.loss = interval_.loss();
-  snap.lr = lr_schedule_->lr_at(state_.step, budget_spent(config_.train, state_.step - 1, state_.target_tokens - stats.tokens));
+  snap.lr = stats.lr;
   snap.tokens_per_s = interval_.tokens_per_s();
   snap.seconds_left = schedule_.seconds_left(state_);
   snap.target_tokens = state_.target_tokens;

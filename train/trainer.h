@@ -106,6 +106,7 @@ class Trainer {
   struct StepStats {
     bool done = false, skipped = false;
     double loss_sum = 0, nll_sum = 0;
+    double lr = 0;  // the rate the update applied
     int64_t tokens = 0, src_tokens = 0;
   };
   StepStats train_step();
