@@ -40,12 +40,16 @@ def finished_tokens(run):
 
 
 def curve(run, tokens_run):
-    tokens = {**tokens_by_step(tokens_run), **finished_tokens(tokens_run)}
+    tokens = None  # read only for a run from before validation records carried their count
     points = []
     for r in records(run, "valid"):
         if "valid_bleu" not in r:
             continue
-        count = r.get("target_tokens", tokens.get(r["step"]))
+        count = r.get("target_tokens")
+        if count is None:
+            if tokens is None:
+                tokens = {**tokens_by_step(tokens_run), **finished_tokens(tokens_run)}
+            count = tokens.get(r["step"])
         if count is None:  # a run's last validation off the logging grid, from before the count was logged
             print(f"{run}: step {r['step']} left out: {tokens_run} has no token count for it", file=sys.stderr)
             continue
