@@ -3,7 +3,8 @@
 # of a server holding one model, time from the last key to the translation
 # shown (tests/clients/page_latency.mjs in headless chromium), split into the
 # page's typing pause and the request's round trip. Prints a row per repeat
-# and the medians. OpenBLAS's settings are unset, as users run.
+# and the medians. OpenBLAS's settings are unset, as users run. KEY_MS (40)
+# is the time between keys.
 #
 #   bench/page_latency.sh MODEL_DIR SOURCE TARGET "TEXT" [REPEATS=5] [-- SERVER FLAGS...]
 set -euo pipefail
@@ -21,9 +22,9 @@ until curl -sf "http://127.0.0.1:$port/ready" > /dev/null; do sleep 0.3; done
 expected=$(curl -sf "http://127.0.0.1:$port/translate" -H 'Content-Type: application/json' \
   -d "$(python3 -c 'import json,sys; print(json.dumps({"q": sys.argv[1], "source": sys.argv[2], "target": sys.argv[3]}))' \
         "$text" "$source" "$target")" | python3 -c 'import json,sys; print(json.load(sys.stdin)["translatedText"])')
-echo "model $model, $(grep -c . <<< "$text") sentence of $(wc -w <<< "$text") words, $(date -u +%F), $(lscpu | sed -n 's/^Model name: *//p')"
+echo "model $model, $(grep -c . <<< "$text") sentence of $(wc -w <<< "$text") words typed at ${KEY_MS:-40} ms a key, $(date -u +%F), $(lscpu | sed -n 's/^Model name: *//p')"
 echo "server: $(grep -m1 'model 100' "$log" | cut -c1-160)"
-node tests/clients/page_latency.mjs "$port" "$source" "$target" "$text" "$expected" "$repeats" | python3 -c '
+node tests/clients/page_latency.mjs "$port" "$source" "$target" "$text" "$expected" "$repeats" "${KEY_MS:-40}" | python3 -c '
 import json, statistics, sys
 runs = json.load(sys.stdin)
 print("| repeat | last key -> shown (ms) | typing pause (ms) | /translate round trip (ms) | requests while typing |")

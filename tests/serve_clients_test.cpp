@@ -39,6 +39,15 @@ TEST_F(ServeModels, LibreTranslateClientLibrariesFromNpmTranslateUnchanged) {
       << got.dump();
 }
 
+// The page's wait after a key, as a function of the keys' times (node only).
+TEST(ServePage, TypingPauseFollowsTheTypistsRhythm) {
+  const std::string script = test::source_dir() + "/tests/clients/typing_pause_test.mjs";
+  if (test::run_command("node --version").code != 0) GTEST_SKIP() << "node missing: apt-get install nodejs";
+  const auto r = test::run_command("node " + test::shell_quote(script));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output, "ok\n");
+}
+
 // The page at /, as a person uses it, in a real browser (Debian's chromium
 // driven by puppeteer-core from tests/clients).
 TEST_F(ServeModels, ThePageTranslatesAsTheCommandLineInABrowser) {
@@ -71,8 +80,13 @@ TEST_F(ServeModels, ThePageTranslatesAsTheCommandLineInABrowser) {
   EXPECT_EQ(got.at("page_errors"), json::array());
   EXPECT_EQ(got.at("sources"), (json{"auto", "de", "en", "fr"}));
   EXPECT_EQ(got.at("typed"), case_json.at("expected"));
-  // Typing a sentence at 40 ms a key sends one request once typing stops, not one per key.
+  // Typing a sentence at 40 ms a key sends one request once typing stops, not one per key,
+  // and sooner than a slow typist's wait (serve/page/typing_pause.js: 150 ms here, 400 ms for 250 ms a key).
   EXPECT_LE(got.at("requests_while_typing").get<int>(), 2) << text.size() << " keys";
+  EXPECT_LT(got.at("typed_pause_ms").get<double>(), 350) << got.dump();
+  EXPECT_LE(got.at("slow_requests_while_typing").get<int>(), 1) << got.dump();
+  EXPECT_GE(got.at("slow_pause_ms").get<double>(), 350) << got.dump();
+  EXPECT_LT(got.at("paste_pause_ms").get<double>(), 100) << got.dump();  // a paste is asked for at once
   EXPECT_GT(got.at("aligned_words").get<int>(), 0);
   EXPECT_EQ(got.at("linked_source").size(), 1u) << got.dump();
   EXPECT_EQ(got.at("swapped"), (json{{"source", "en"}, {"target", "de"}, {"text", case_json.at("expected")}}));

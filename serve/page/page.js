@@ -4,11 +4,10 @@
 // Plain JavaScript, no build step, nothing from another host.
 "use strict";
 
-const DEBOUNCE_MS = 400;  // typing pauses this long before a request goes out
 const $ = (id) => document.getElementById(id);
 const state = {
   settings: null, languages: [], names: {}, controller: null, timer: 0, detected: "", translation: "",
-  links: [], sourceText: "",
+  links: [], sourceText: "", keyTimes: [],
 };
 
 class ApiError extends Error {
@@ -110,7 +109,7 @@ function updateCount() {
 }
 
 // Typing restarts the wait; a request still in flight is aborted when the next one goes.
-function schedule(delay = DEBOUNCE_MS) {
+function schedule(delay) {
   clearTimeout(state.timer);
   state.timer = setTimeout(translate, delay);
 }
@@ -290,7 +289,12 @@ async function translateFile(file) {
 }
 
 function wire() {
-  $("text").addEventListener("input", () => { updateCount(); schedule(); });
+  $("text").addEventListener("input", (e) => {
+    updateCount();
+    // A paste or a drop is a finished text; typing waits for a pause (typing_pause.js).
+    const whole = e.inputType === "insertFromPaste" || e.inputType === "insertFromDrop";
+    schedule(whole ? 0 : keyTyped(state.keyTimes, performance.now()));
+  });
   $("source").addEventListener("change", () => { fillTargets(); schedule(0); });
   $("target").addEventListener("change", () => schedule(0));
   $("swap").addEventListener("click", swap);

@@ -1,7 +1,7 @@
 // The page's latency as a person sees it (issue 53's must-show 4), in Debian's
 // chromium (headless, driven by puppeteer-core):
-//   node page_latency.mjs PORT SOURCE TARGET TEXT EXPECTED [REPEATS=5]
-// Types TEXT into the page of the server on PORT at 40 ms a key, REPEATS
+//   node page_latency.mjs PORT SOURCE TARGET TEXT EXPECTED [REPEATS=5] [KEY_MS=40]
+// Types TEXT into the page of the server on PORT at KEY_MS a key, REPEATS
 // times, and for each prints the milliseconds from the last key's input event
 // to the page showing EXPECTED (the command line's translation), split into
 // the page's typing pause (last key -> the /translate request leaves) and the
@@ -11,6 +11,7 @@ import puppeteer from "puppeteer-core";
 
 const [port, source, target, text, expected] = process.argv.slice(2, 7);
 const repeats = Number(process.argv[7] || 5);
+const keyMs = Number(process.argv[8] || 40);
 const base = `http://127.0.0.1:${port}`;
 
 const browser = await puppeteer.launch({
@@ -41,7 +42,7 @@ try {
       window.shown = 0;
       performance.clearResourceTimings();
     });
-    await page.type("#text", text, { delay: 40 });
+    await page.type("#text", text, { delay: keyMs });
     await page.waitForFunction(() => window.shown > 0, { timeout: 30000 });
     runs.push(await page.evaluate(() => {
       const calls = performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/translate"));

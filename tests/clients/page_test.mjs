@@ -16,6 +16,16 @@ const base = `http://127.0.0.1:${port}`;
 const out = { foreign: [], translate_requests: 0 };
 let fake = null;  // a status the next /translate answers with, for the 429 and 503 states
 
+// The page's clock at its last input event, kept in window.lastInput.
+const watchInput = (p) => p.evaluate(() => {
+  document.querySelector("#text").addEventListener("input", () => { window.lastInput = performance.now(); }, true);
+});
+// Milliseconds from the last input event to the last /translate request leaving.
+const lastPause = (p) => p.evaluate(() => {
+  const calls = performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/translate"));
+  return calls[calls.length - 1].startTime - window.lastInput;
+});
+
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   headless: true,
@@ -48,6 +58,7 @@ try {
   });
   await page.goto(base + "/", { waitUntil: "networkidle0" });
   await page.waitForFunction(() => document.querySelectorAll("#target option").length > 0);
+  await watchInput(page);
   out.sources = await page.$$eval("#source option", (os) => os.map((o) => o.value));
   const result = () => page.$eval("#result", (e) => e.textContent);
   const settle = async (previous) => {
@@ -63,6 +74,7 @@ try {
   await settle("");
   out.typed = await result();
   out.requests_while_typing = out.translate_requests;
+  out.typed_pause_ms = await lastPause(page);
 
   // The alignment: pointing at a translated word lights a source word.
   let word = await page.$("#result .w");
@@ -111,6 +123,28 @@ try {
     out["error_" + status] = await page.$eval("#error", (e) => e.textContent);
     await page.waitForFunction(() => document.querySelector("#error").hidden, { timeout: 10000 }).catch(() => {});
   }
+  // A slow typist (250 ms a key) in a new tab: no request between the keys
+  // either; then a paste, which is asked for at once.
+  const slow = await browser.newPage();
+  await slow.goto(base + "/", { waitUntil: "networkidle0" });
+  await slow.waitForFunction(() => document.querySelectorAll("#target option").length > 0);
+  await slow.select("#source", c.source);
+  await slow.select("#target", c.target);
+  await watchInput(slow);
+  await slow.type("#text", c.text.slice(0, 12), { delay: 250 });
+  await slow.waitForFunction(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/translate")));
+  out.slow_requests_while_typing = await slow.evaluate(() => performance.getEntriesByType("resource")
+    .filter((e) => e.name.endsWith("/translate") && e.startTime < window.lastInput).length);
+  out.slow_pause_ms = await lastPause(slow);
+  await slow.evaluate((text) => {
+    const t = document.querySelector("#text");
+    t.value = text;
+    t.dispatchEvent(new InputEvent("input", { inputType: "insertFromPaste", data: text }));
+  }, c.text);
+  await slow.waitForFunction(() => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/translate")).length > 1);
+  out.paste_pause_ms = await lastPause(slow);
+  await slow.close();
+
   await page.select("#source", c.source);
   await page.$eval("#text", (t) => { t.value = ""; });
   await page.type("#text", "x".repeat(5));
