@@ -7,6 +7,7 @@
 
 #include "decode/step_scorer.h"
 #include "kernels/attention_cache.h"
+#include "kernels/decoder_step.h"
 #include "model/transformer.h"
 
 namespace nmt::decode {
@@ -38,6 +39,7 @@ class ModelScorer : public StepScorer {
   torch::Tensor enc_, src_mask_;
   int64_t rows_ = 0;  // live decoder rows
   kernels::DecoderCache cache_;
+  kernels::DecoderStep step_;  // the fused step, where the decoder can take it (DecoderImpl::step_weights)
   int64_t coverage_layer_ = -1;  // an index into cache_.layers, or -1
 };
 

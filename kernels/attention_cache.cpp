@@ -55,9 +55,21 @@ void GrowingAttentionCache::append_step(const torch::Tensor& qkv, int64_t heads)
                   k_.scalar_type() == qkv.scalar_type(),
               "a step's cache append: ", rows, " rows of ", d_model, " ", qkv.scalar_type(), " for a cache of ", rows_,
               " rows of ", k_.size(2) * k_.size(3), " ", k_.scalar_type());
+  append_step_rows(static_cast<const char*>(qkv.data_ptr()), rows, d_model * qkv.element_size());
+}
+
+void GrowingAttentionCache::append_step(const float* qkv, int64_t rows, int64_t d_model) {
+  TORCH_CHECK(k_.defined() && k_.scalar_type() == torch::kFloat && (length_ == 0 || rows == rows_) &&
+                  k_.size(2) * k_.size(3) == d_model,
+              "a step's cache append: ", rows, " fp32 rows of ", d_model, " for a cache of ", rows_, " rows of ",
+              k_.defined() ? k_.size(2) * k_.size(3) : 0, k_.defined() ? " " : " (none yet)",
+              k_.defined() ? c10::toString(k_.scalar_type()) : "");
+  append_step_rows(reinterpret_cast<const char*>(qkv), rows, d_model * static_cast<int64_t>(sizeof(float)));
+}
+
+void GrowingAttentionCache::append_step_rows(const char* from, int64_t rows, int64_t part_bytes) {
   reserve(length_ + 1, rows);
-  const auto bytes = static_cast<size_t>(d_model * qkv.element_size());
-  const auto* from = static_cast<const char*>(qkv.data_ptr());
+  const auto bytes = static_cast<size_t>(part_bytes);
   auto* keys = static_cast<char*>(k_.data_ptr()) + length_ * k_.stride(1) * k_.element_size();
   auto* values = static_cast<char*>(v_.data_ptr()) + length_ * v_.stride(1) * v_.element_size();
   const auto row_bytes = static_cast<size_t>(k_.stride(0) * k_.element_size());  // a row's positions lie together

@@ -48,6 +48,9 @@ class GrowingAttentionCache {
   // each row, `heads` heads) copied straight into their slot, without the
   // head-split views and permuted copies append() takes.
   void append_step(const torch::Tensor& qkv, int64_t heads);
+  // The same from raw fp32 rows qkv [rows, 3 x d_model], into a cache that
+  // already holds fp32 positions (a decoding step's fused path).
+  void append_step(const float* qkv, int64_t rows, int64_t d_model);
   // [rows, head, length, d_head]: the current rows' keys and values, gathered
   // (a copy) for the general attention path.
   torch::Tensor keys() const;
@@ -59,6 +62,8 @@ class GrowingAttentionCache {
 
  private:
   void reserve(int64_t length, int64_t rows);
+  // Each row's key and value parts (`part_bytes` each) of `from` [rows][q, k, v] into slot length_.
+  void append_step_rows(const char* from, int64_t rows, int64_t part_bytes);
   torch::Tensor gathered(const torch::Tensor& buffer) const;
 
   torch::Tensor k_, v_;             // [row capacity, capacity, head, d_head]

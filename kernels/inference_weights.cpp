@@ -24,39 +24,49 @@ torch::Tensor InferenceWeights::linear(const torch::Tensor& x, const std::vector
     release();  // training changes the weights every step: what inference kept is stale
     return activated(torch::linear(x, stacked(weights), stacked(biases)));
   }
-  // int8 (kChar) inside an int8 PrecisionScope on the CPU, else autocast's dtype.
-  const auto dtype = int8_products_active() && x.device().is_cpu() && PackedLinear::available(torch::kChar)
-                         ? torch::kChar
-                         : active_autocast_dtype(x.device()).value_or(weights.front().scalar_type());
-  // OpenBLAS has no pool of its own to run on (decoding's thread plan, or a
-  // parallel batches' worker): oneDNN's product on packed weights, on ATen's
-  // pool, is the faster one in fp32.
-  const bool openblas_alone = blas_threads() <= 1;  // one thread, or not OpenBLAS
-  torch::Tensor weight, bias;
-  std::shared_ptr<const PackedLinear> packed;
-  {
-    // Batches may be decoded concurrently (decode/parallel_batches.h).
-    std::lock_guard<std::mutex> lock(mutex_);
-    refresh(weights, biases, dtype, x.device());
-    if (openblas_alone && !packed_ && weight_.scalar_type() == torch::kFloat && x.device().is_cpu() &&
-        PackedLinear::available(torch::kFloat)) {
-      packed_ = std::make_shared<const PackedLinear>(weight_, bias_, torch::kFloat);
-    }
-    weight = weight_;
-    bias = bias_;
-    packed = packed_;
-  }
-  // fp32 keeps both: oneDNN's product on packed weights when OpenBLAS has one
-  // thread; with OpenBLAS's pool (training's fp32 thread plan, whose
-  // validation decodes too, gives ATen's, and so oneDNN's, half the cores)
-  // OpenBLAS's (docs/performance.md).
-  if (packed && (!weight.defined() || openblas_alone)) return packed->forward(x, relu);
+  const auto chosen = choose(weights, biases, x.device());
+  if (chosen.packed) return chosen.packed->forward(x, relu);
+  const auto& weight = chosen.weight;
+  const auto& bias = chosen.bias;
   if (x.dim() == 2) return activated(torch::linear(x, weight, bias));
   // As rows: a 2-D input takes the fused bias path (addmm), a 3-D one a
   // product and then a separate pass to add the bias.
   auto out_sizes = x.sizes().vec();
   out_sizes.back() = weight.size(0);
   return activated(torch::linear(x.reshape({-1, x.size(-1)}), weight, bias).view(out_sizes));
+}
+
+std::shared_ptr<const PackedLinear> InferenceWeights::packed(const std::vector<torch::Tensor>& weights,
+                                                             const std::vector<torch::Tensor>& biases) {
+  TORCH_CHECK(!weights.empty() && weights.size() == biases.size(), "a linear needs one bias (or none) per weight");
+  return choose(weights, biases, c10::Device(c10::kCPU)).packed;
+}
+
+InferenceWeights::Choice InferenceWeights::choose(const std::vector<torch::Tensor>& weights,
+                                                  const std::vector<torch::Tensor>& biases,
+                                                  const c10::Device& device) {
+  // int8 (kChar) inside an int8 PrecisionScope on the CPU, else autocast's dtype.
+  const auto dtype = int8_products_active() && device.is_cpu() && PackedLinear::available(torch::kChar)
+                         ? torch::kChar
+                         : active_autocast_dtype(device).value_or(weights.front().scalar_type());
+  // OpenBLAS has no pool of its own to run on (decoding's thread plan, or a
+  // parallel batches' worker): oneDNN's product on packed weights, on ATen's
+  // pool, is the faster one in fp32.
+  const bool openblas_alone = blas_threads() <= 1;  // one thread, or not OpenBLAS
+  // Batches may be decoded concurrently (decode/parallel_batches.h).
+  std::lock_guard<std::mutex> lock(mutex_);
+  refresh(weights, biases, dtype, device);
+  if (openblas_alone && !packed_ && weight_.scalar_type() == torch::kFloat && device.is_cpu() &&
+      PackedLinear::available(torch::kFloat)) {
+    packed_ = std::make_shared<const PackedLinear>(weight_, bias_, torch::kFloat);
+  }
+  // fp32 keeps both: oneDNN's product on packed weights when OpenBLAS has one
+  // thread; with OpenBLAS's pool (training's fp32 thread plan, whose
+  // validation decodes too, gives ATen's, and so oneDNN's, half the cores)
+  // OpenBLAS's (docs/performance.md).
+  Choice c{weight_, bias_, nullptr};
+  if (packed_ && (!weight_.defined() || openblas_alone)) c.packed = packed_;
+  return c;
 }
 
 void InferenceWeights::release() {

@@ -32,8 +32,22 @@ class InferenceWeights {
   // With `relu`: relu of that (inside oneDNN's product where it runs).
   torch::Tensor linear(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
                        const std::vector<torch::Tensor>& biases, bool relu = false);
+  // The packed product that `linear` without autograd would run for an input
+  // on the CPU right now (the weights refreshed as it refreshes them), or
+  // null where it would run ATen's: for callers that multiply raw rows
+  // (inference/decoder_step.h).
+  std::shared_ptr<const PackedLinear> packed(const std::vector<torch::Tensor>& weights,
+                                             const std::vector<torch::Tensor>& biases);
 
  private:
+  // What a call without autograd on `device` runs: `packed` where set, else
+  // ATen's product of `weight` and `bias`.
+  struct Choice {
+    torch::Tensor weight, bias;
+    std::shared_ptr<const PackedLinear> packed;
+  };
+  Choice choose(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
+                const c10::Device& device);
   void release();
   void refresh(const std::vector<torch::Tensor>& weights, const std::vector<torch::Tensor>& biases,
                c10::ScalarType dtype, const c10::Device& device);

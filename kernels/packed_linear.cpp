@@ -291,6 +291,8 @@ std::shared_ptr<PackedLinear::Call> PackedLinear::call_for(int64_t rows, bool re
   return c;
 }
 
+c10::ScalarType PackedLinear::dtype() const { return state_->dtype; }
+
 torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   RECORD_FUNCTION("nmt::packed_linear", std::vector<c10::IValue>());  // named in operator profiles
   const State& s = *state_;
@@ -304,42 +306,54 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   const bool int8 = s.dtype == torch::kChar;
   torch::Tensor out = torch::empty(out_sizes, x.options().dtype(int8 ? torch::kFloat : s.dtype));
   if (rows == 0) return out;
-  if (s.step_weights && rows <= kStepRows && x.scalar_type() == torch::kFloat && x.is_contiguous()) {
-    step_product(x.data_ptr<float>(), rows, *s.step_weights, s.bias.defined() ? s.bias.data_ptr<float>() : nullptr,
-                 relu, out.data_ptr<float>());
+  if (int8 || (s.dtype == torch::kFloat && x.scalar_type() == torch::kFloat)) {
+    const torch::Tensor input =  // a step's fp32 rows as they are, without even a no-op cast's dispatch
+        x.scalar_type() == torch::kFloat && x.is_contiguous() ? x : x.to(torch::kFloat).contiguous();
+    forward_rows(input.data_ptr<float>(), rows, out.data_ptr<float>(), relu);
     return out;
   }
-  if (int8) {
-    forward_int8(x, rows, relu, out);
-    return out;
-  }
-  const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
-  torch::Tensor input;  // keeps a converted input alive through the product
   if (x.scalar_type() == s.dtype && x.is_contiguous()) {
-    c->src.set_data_handle(x.data_ptr());
+    run_onednn(x.data_ptr(), rows, relu, out.data_ptr());
   } else if (x.scalar_type() == torch::kFloat && s.dtype == torch::kBFloat16 && x.is_contiguous() &&
              rows * s.in <= kOwnConversionLimit) {
     // A step's fp32 activations (a layer norm's) into bf16 in this thread's
     // buffer: the rounding autocast's cast makes, without its three operators.
-    c->src.set_data_handle(to_bf16_scratch(x.data_ptr<float>(), rows * s.in));
+    run_onednn(to_bf16_scratch(x.data_ptr<float>(), rows * s.in), rows, relu, out.data_ptr());
   } else {
-    input = x.to(s.dtype).contiguous();
-    c->src.set_data_handle(input.data_ptr());
+    const torch::Tensor input = x.to(s.dtype).contiguous();
+    run_onednn(input.data_ptr(), rows, relu, out.data_ptr());
   }
-  c->dst.set_data_handle(out.data_ptr());
+  return out;
+}
+
+void PackedLinear::forward_rows(const float* x, int64_t rows, float* out, bool relu) const {
+  const State& s = *state_;
+  TORCH_CHECK(s.dtype != torch::kBFloat16, "a bf16 packed linear has bf16 outputs: call forward");
+  if (rows == 0) return;
+  if (s.dtype == torch::kChar) {
+    forward_int8(x, rows, relu, out);
+  } else if (s.step_weights && rows <= kStepRows) {
+    step_product(x, rows, *s.step_weights, s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out);
+  } else {
+    run_onednn(x, rows, relu, out);
+  }
+}
+
+void PackedLinear::run_onednn(const void* src, int64_t rows, bool relu, void* dst) const {
+  const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
+  c->src.set_data_handle(const_cast<void*>(src));
+  c->dst.set_data_handle(dst);
   c->scratch.set_data_handle(thread_scratchpad(c->product.scratchpad_bytes));
   c->product.primitive.execute(thread_stream(), c->args);
   thread_stream().wait();
-  return out;
 }
 
 // Rows quantized, their int32 sums (the VNNI step product of up to
 // kInt8StepRows rows where it runs, else oneDNN's), scaled back to fp32.
-void PackedLinear::forward_int8(const torch::Tensor& x, int64_t rows, bool relu, torch::Tensor& out) const {
+void PackedLinear::forward_int8(const float* x, int64_t rows, bool relu, float* out) const {
   const State& s = *state_;
-  const torch::Tensor input = x.to(torch::kFloat).contiguous();  // no copy for a step's fp32 rows
   Int8Scratch& scratch = int8_scratch(rows, s.in, s.out);
-  quantize_rows(input.data_ptr<float>(), rows, s.in, scratch.input.data(), scratch.row_scales.data());
+  quantize_rows(x, rows, s.in, scratch.input.data(), scratch.row_scales.data());
   if (s.int8_step && rows <= kInt8StepRows) {
     const int64_t padded_in = s.int8_step->padded_in();
     thread_local std::vector<uint8_t> shifted;
@@ -349,15 +363,10 @@ void PackedLinear::forward_int8(const torch::Tensor& x, int64_t rows, bool relu,
     }
     s.int8_step->sums(shifted.data(), rows, scratch.sums.data());
   } else {
-    const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
-    c->src.set_data_handle(scratch.input.data());
-    c->dst.set_data_handle(scratch.sums.data());
-    c->scratch.set_data_handle(thread_scratchpad(c->product.scratchpad_bytes));
-    c->product.primitive.execute(thread_stream(), c->args);
-    thread_stream().wait();
+    run_onednn(scratch.input.data(), rows, relu, scratch.sums.data());  // int8: relu comes after (product_for)
   }
   dequantize_rows(scratch.sums.data(), rows, s.out, scratch.row_scales.data(), s.weight_scales.data_ptr<float>(),
-                  s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out.data_ptr<float>());
+                  s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out);
 }
 
 }  // namespace nmt::kernels
@@ -375,6 +384,8 @@ PackedLinear::PackedLinear(const torch::Tensor&, const torch::Tensor&, c10::Scal
 }
 PackedLinear::~PackedLinear() = default;
 torch::Tensor PackedLinear::forward(const torch::Tensor&, bool) const { return {}; }
+void PackedLinear::forward_rows(const float*, int64_t, float*, bool) const {}
+c10::ScalarType PackedLinear::dtype() const { return torch::kFloat; }
 int64_t PackedLinear::in_features() const { return 0; }
 int64_t PackedLinear::out_features() const { return 0; }
 

@@ -43,6 +43,13 @@ class PackedLinear {
   // since rounding keeps the sign), inside the product's pass over the output.
   // Thread-safe: batches may be decoded concurrently.
   torch::Tensor forward(const torch::Tensor& x, bool relu = false) const;
+  // The same product on raw rows for the fp32 and int8 dtypes (whose inputs
+  // and outputs are fp32): x [rows, in] -> out [rows, out], both contiguous,
+  // no tensor made (a decoding step's fused path, inference/decoder_step.h).
+  // The same bits as forward. bf16 (bf16 outputs) is refused.
+  void forward_rows(const float* x, int64_t rows, float* out, bool relu = false) const;
+  // bf16, fp32 or kChar (int8).
+  c10::ScalarType dtype() const;
 
   int64_t in_features() const;
   int64_t out_features() const;
@@ -51,7 +58,9 @@ class PackedLinear {
   struct State;
   struct Call;
   std::shared_ptr<Call> call_for(int64_t rows, bool relu) const;
-  void forward_int8(const torch::Tensor& x, int64_t rows, bool relu, torch::Tensor& out) const;
+  void forward_int8(const float* x, int64_t rows, bool relu, float* out) const;
+  // oneDNN's product of `rows` rows from src into dst, both in its dtype's layout.
+  void run_onednn(const void* src, int64_t rows, bool relu, void* dst) const;
   std::unique_ptr<State> state_;
 };
 

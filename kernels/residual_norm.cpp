@@ -136,4 +136,11 @@ torch::Tensor layer_norm_of_sum(const torch::Tensor& a, const torch::Tensor& b, 
   return out;
 }
 
+void layer_norm_rows(const float* a, const float* b, int64_t rows, int64_t d, const float* gamma, const float* beta,
+                     float eps, float* out) {
+  norm_rows_fp32(a, b, gamma, beta, eps, d, 0, rows, out);
+}
+
+void add_rows(const float* x, const float* y, int64_t n, float* out) { add_values_fp32(x, y, 0, n, out); }
+
 }  // namespace nmt::kernels

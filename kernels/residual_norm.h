@@ -30,4 +30,11 @@ torch::Tensor layer_norm_of_sum(const torch::Tensor& a, const torch::Tensor& b, 
 // Bit-equal to ATen's either way (bf16 widens exactly; one fp32 rounding).
 torch::Tensor add_residual(const torch::Tensor& x, const torch::Tensor& y);
 
+// The same passes on raw fp32 rows, on the calling thread (a decoding step's
+// few rows, inference/decoder_step.h): out [rows, d] = the layer norm of
+// a + b (b null: of a); and out [n] = x + y. The same bits as the tensor forms.
+void layer_norm_rows(const float* a, const float* b, int64_t rows, int64_t d, const float* gamma, const float* beta,
+                     float eps, float* out);
+void add_rows(const float* x, const float* y, int64_t n, float* out);
+
 }  // namespace nmt::kernels

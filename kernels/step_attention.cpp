@@ -260,12 +260,10 @@ void run(const Task<Element>& t, void (*attend)(const Task<Element>&, int64_t, i
   });
 }
 
-void check_layout(const torch::Tensor& q, const StepMemory& m) {
-  TORCH_CHECK(q.dim() == 3, "step attention expects q [rows, head, d_head], got ", q.sizes());
+void check_layout(int64_t rows, int64_t heads, int64_t d_head, const StepMemory& m) {
   TORCH_CHECK(m.keys.scalar_type() == m.values.scalar_type(), "step attention: keys and values differ in dtype");
   TORCH_CHECK(m.length > 0, "step attention over an empty memory");
   TORCH_CHECK(m.group >= 1, "step attention: rows in groups of ", m.group);
-  const int64_t rows = q.size(0), heads = q.size(1), d_head = q.size(2);
   if (m.ancestry) {
     TORCH_CHECK(static_cast<int64_t>(m.ancestry->size()) == m.length * rows, "step attention: ancestry of ",
                 m.ancestry->size(), " entries for ", m.length, " positions x ", rows, " rows");
@@ -305,7 +303,8 @@ torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, t
     if (weights) *weights = torch::empty({0, q.size(1), memory.length}, q.options().dtype(torch::kFloat));
     return torch::empty(q.sizes(), q.options().dtype(memory.keys.scalar_type()));
   }
-  check_layout(q, memory);
+  TORCH_CHECK(q.dim() == 3, "step attention expects q [rows, head, d_head], got ", q.sizes());
+  check_layout(q.size(0), q.size(1), q.size(2), memory);
   if (coverage) {
     TORCH_CHECK(coverage->scalar_type() == torch::kFloat && coverage->is_contiguous() && coverage->dim() == 2 &&
                     coverage->size(0) == q.size(0) && coverage->size(1) == memory.length,
@@ -345,6 +344,21 @@ torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, t
     run(fill(static_cast<c10::BFloat16*>(nullptr)), attend_rows_bf16);
   }
   return out;
+}
+
+void step_attention_rows(const float* q, int64_t q_row_stride, int64_t rows, int64_t heads, int64_t d_head,
+                         const StepMemory& memory, float* out, float* coverage) {
+  if (rows == 0) return;
+  check_layout(rows, heads, d_head, memory);
+  TORCH_CHECK(memory.keys.scalar_type() == torch::kFloat, "step attention on raw rows reads fp32 keys, not ",
+              memory.keys.scalar_type());
+  TORCH_CHECK(!memory.valid.defined() || (memory.valid.scalar_type() == torch::kBool && memory.valid.is_contiguous()),
+              "step attention on raw rows needs its mask as contiguous bools");
+  const Task<float> task{q,       q_row_stride, memory.keys.data_ptr<float>(), memory.values.data_ptr<float>(), &memory,
+                         memory.valid.defined() ? memory.valid.data_ptr<bool>() : nullptr,
+                         rows,    heads,        d_head,
+                         out,     nullptr,      coverage};
+  run(task, attend_rows_fp32);
 }
 
 }  // namespace nmt::kernels

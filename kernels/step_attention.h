@@ -51,4 +51,12 @@ bool step_attention_supported(const torch::Tensor& q, const torch::Tensor& keys)
 torch::Tensor step_attention(const torch::Tensor& q, const StepMemory& memory, torch::Tensor* weights = nullptr,
                              torch::Tensor* coverage = nullptr);
 
+// The same on raw rows against fp32 keys and values (a decoding step's fused
+// path, inference/decoder_step.h): q [rows, head * d_head], rows
+// `q_row_stride` floats apart; out [rows, head * d_head] contiguous;
+// coverage as above (null: none). memory.valid, where defined, must be
+// contiguous bools. The same bits as step_attention.
+void step_attention_rows(const float* q, int64_t q_row_stride, int64_t rows, int64_t heads, int64_t d_head,
+                         const StepMemory& memory, float* out, float* coverage = nullptr);
+
 }  // namespace nmt::kernels

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "model/masks.h"
+#include "model/scale_dot_product_attention.h"
 
 namespace nmt::model {
 
@@ -47,6 +48,67 @@ torch::Tensor DecoderImpl::forward_cached(const torch::Tensor& trg, const torch:
   }
   if (norm) x = norm(x);
   return linear(x);
+}
+
+namespace {
+
+// A CPU fp32 tensor's data where it lies contiguously, else null.
+const float* fp32_data(const torch::Tensor& t) {
+  const bool fits = t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.is_contiguous();
+  return fits ? t.data_ptr<float>() : nullptr;
+}
+
+// A layer norm's parameters, or false where they are not CPU fp32.
+bool step_norm(const LayerNorm& norm, kernels::StepNorm& out) {
+  out = {fp32_data(norm->gamma), fp32_data(norm->beta), static_cast<float>(norm->eps())};
+  return out.gamma && out.beta;
+}
+
+// Packed in fp32 or int8 (whose rows are fp32 in and out).
+bool fused_product(const std::shared_ptr<const kernels::PackedLinear>& p) {
+  return p && (p->dtype() == torch::kFloat || p->dtype() == torch::kChar);
+}
+
+}  // namespace
+
+std::optional<kernels::DecoderStepWeights> DecoderImpl::step_weights() {
+  if (is_training() || torch::GradMode::is_enabled()) return std::nullopt;
+  kernels::DecoderStepWeights w;
+  const auto& table = emb->pos_emb->table();
+  w.embedding = fp32_data(emb->tok_emb->weight);
+  w.positions = fp32_data(table);
+  if (!w.embedding || !w.positions) return std::nullopt;
+  w.vocab = emb->tok_emb->weight.size(0);
+  w.d_model = emb->tok_emb->weight.size(1);
+  w.embedding_scale = static_cast<float>(emb->scale());
+  w.max_positions = table.size(0);
+  w.pre_norm = static_cast<bool>(norm);
+  w.masked_score = static_cast<float>(kMaskedScore);
+  if (w.pre_norm && !step_norm(norm, w.final_norm)) return std::nullopt;
+  for (const auto& module : *layers) {
+    auto& layer = *module->as<DecoderLayer>();
+    auto& self = *layer.self_attention;
+    auto& cross = *layer.enc_dec_attention;
+    if (layer.pre_norm() != w.pre_norm || cross.keeps_attention() || self.n_head() != cross.n_head()) return std::nullopt;
+    w.heads = self.n_head();
+    kernels::DecoderStepLayer l;
+    if (!step_norm(layer.norm1, l.norm1) || !step_norm(layer.norm2, l.norm2) || !step_norm(layer.norm3, l.norm3)) {
+      return std::nullopt;
+    }
+    l.qkv = self.packed_qkv();
+    l.self_out = self.w_concat->packed();
+    l.cross_q = cross.w_q->packed();
+    l.cross_out = cross.w_concat->packed();
+    l.ffn1 = layer.ffn->linear1->packed();
+    l.ffn2 = layer.ffn->linear2->packed();
+    for (const auto* p : {&l.qkv, &l.self_out, &l.cross_q, &l.cross_out, &l.ffn1, &l.ffn2}) {
+      if (!fused_product(*p)) return std::nullopt;
+    }
+    w.layers.push_back(std::move(l));
+  }
+  w.output = linear->packed();
+  if (!fused_product(w.output)) return std::nullopt;
+  return w;
 }
 
 }  // namespace nmt::model

@@ -2,11 +2,14 @@
 // (d_model -> target vocabulary). With Pre-LN a final LayerNorm `norm`.
 #pragma once
 
+#include <optional>
+
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/pimpl.h>
 
 #include "kernels/attention_cache.h"
+#include "kernels/decoder_step.h"
 #include "model/decoder_layer.h"
 #include "model/output_projection.h"
 #include "model/transformer_embedding.h"
@@ -37,6 +40,12 @@ class DecoderImpl : public torch::nn::Module {
   // returns logits for them [batch, new, vocab] and extends the cache.
   torch::Tensor forward_cached(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& src_mask,
                                kernels::DecoderCache& cache);
+  // What a fused decoding step reads (kernels/decoder_step.h), or nullopt
+  // where forward_cached must run instead: training or autograd on, a
+  // parameter off the CPU or not fp32, products that would not run packed
+  // in fp32 or int8 now (bf16 autocast, or OpenBLAS with a pool of its own),
+  // or cross-attention weights kept for an alignment.
+  std::optional<kernels::DecoderStepWeights> step_weights();
 
   TransformerEmbedding emb{nullptr};
   torch::nn::ModuleList layers{nullptr};

@@ -29,6 +29,7 @@ class DecoderLayerImpl : public torch::nn::Module {
   LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
   Dropout dropout1{nullptr}, dropout2{nullptr}, dropout3{nullptr};
   PositionwiseFeedForward ffn{nullptr};
+  bool pre_norm() const { return pre_norm_; }
 
  private:
   bool pre_norm_;

@@ -20,6 +20,7 @@ class LayerNormImpl : public torch::nn::Module {
   torch::Tensor forward_sum(const torch::Tensor& a, const torch::Tensor& b);
 
   torch::Tensor gamma, beta;
+  double eps() const { return eps_; }
 
  private:
   double eps_;

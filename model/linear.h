@@ -19,6 +19,9 @@ class LinearImpl : public torch::nn::LinearImpl {
 
   // relu(forward(x)), the relu inside oneDNN's product where that runs.
   torch::Tensor forward_relu(const torch::Tensor& x) { return inference_.linear(x, {weight}, {bias}, true); }
+  // The packed product forward would run without autograd on the CPU now, or
+  // null (kernels/inference_weights.h).
+  std::shared_ptr<const kernels::PackedLinear> packed() { return inference_.packed({weight}, {bias}); }
 
  private:
   kernels::InferenceWeights inference_;

@@ -44,6 +44,10 @@ std::vector<torch::Tensor> MultiHeadAttentionImpl::project(const torch::Tensor& 
   return stack.linear(x, weights, biases).chunk(static_cast<int64_t>(weights.size()), -1);
 }
 
+std::shared_ptr<const kernels::PackedLinear> MultiHeadAttentionImpl::packed_qkv() {
+  return qkv_.packed({w_q->weight, w_k->weight, w_v->weight}, {w_q->bias, w_k->bias, w_v->bias});
+}
+
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                               const torch::Tensor& mask) {
   // [batch, len_q, d_model]

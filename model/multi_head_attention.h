@@ -43,6 +43,11 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // When on, the weights of the latest call are kept: [batch, head, len_q, len_k].
   void set_keep_attention(bool keep) { keep_attention_ = keep; }
   const torch::Tensor& last_attention() const { return last_attention_; }
+  bool keeps_attention() const { return keep_attention_; }
+  int64_t n_head() const { return n_head_; }
+  // The packed product of the stacked w_q/w_k/w_v that self-attention would
+  // run without autograd on the CPU now, or null (kernels/inference_weights.h).
+  std::shared_ptr<const kernels::PackedLinear> packed_qkv();
 
   Linear w_q{nullptr}, w_k{nullptr}, w_v{nullptr}, w_concat{nullptr};
   ScaleDotProductAttention attention{nullptr};

@@ -21,6 +21,8 @@ class OutputProjectionImpl : public torch::nn::Module {
 
   bool tied() const { return tied_; }
   const torch::Tensor& weight() const { return weight_; }
+  // The packed product forward would run without autograd on the CPU now, or null.
+  std::shared_ptr<const kernels::PackedLinear> packed() { return inference_.packed({weight_}, {bias}); }
   torch::Tensor bias;
 
  private:

@@ -20,6 +20,8 @@ class PositionalEncodingImpl : public torch::nn::Module {
 
   int64_t max_len() const { return table_.size(0); }
   bool learned() const { return learned_; }
+  // [max_len, d_model]: the sinusoid buffer or the learned parameter.
+  const torch::Tensor& table() const { return table_; }
 
  private:
   bool learned_;

@@ -29,6 +29,8 @@ class TransformerEmbeddingImpl : public torch::nn::Module {
   TokenEmbedding tok_emb{nullptr};
   PositionalEncoding pos_emb{nullptr};
   Dropout drop_out{nullptr};
+  // What token embeddings are multiplied by: sqrt(d_model), or 1.
+  double scale() const { return scale_; }
 
  private:
   double scale_;
