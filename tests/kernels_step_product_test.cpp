@@ -70,6 +70,28 @@ TEST(StepProduct, MatchesThePlainProductOnItsLayout) {
   }
 }
 
+// Every block may go to its own thread, even at one row (step_product):
+// each output's sum does not depend on how the blocks were split.
+TEST(StepProduct, GivesTheSameBitsOnOneThreadAndOnTwo) {
+  torch::manual_seed(23);
+  const int64_t in = 128, out = 1000;  // the sample model's output projection: 16 blocks
+  const auto w = torch::randn({out, in}) * 0.2, b = torch::randn({out});
+  int64_t padded_in = 0;
+  const auto packed = packed_layout(w, padded_in);
+  const PackedFp32Weights weights{packed.data(), in, out, padded_in};
+  const RestoreThreadSettings restore;
+  for (int64_t rows : {1, 4, 32}) {
+    const auto x = torch::randn({rows, in});
+    std::vector<torch::Tensor> got;
+    for (int threads : {1, 2}) {
+      at::set_num_threads(threads);
+      got.push_back(torch::empty({rows, out}));
+      step_product(x.data_ptr<float>(), rows, weights, b.data_ptr<float>(), false, got.back().data_ptr<float>());
+    }
+    EXPECT_TRUE(torch::equal(got[0], got[1])) << rows << " rows";
+  }
+}
+
 TEST(StepProduct, RefusesOtherRowCounts) {
   const std::vector<float> packed(64 * 16, 0.0f);
   const PackedFp32Weights weights{packed.data(), 16, 64, 16};
