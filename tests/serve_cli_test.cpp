@@ -303,8 +303,9 @@ TEST_F(ServeCli, AModelOfTwoDirectionsServesBothPairs) {
   const auto into_de = test::cli_translations(work.path("run"), {english}, "--split-sentences --source-lang en");
   ASSERT_EQ(into_en.size(), 1u);
   ASSERT_EQ(into_de.size(), 1u);
-  // Each direction writes its target language (the toy corpus's articles).
-  EXPECT_NE(into_en[0].find("the "), std::string::npos) << into_en[0];
+  // Each direction writes its target language (the toy corpus's articles:
+  // a 200-step model may say no more than "A ..." in English).
+  EXPECT_TRUE(into_en[0].find("the ") != std::string::npos || into_en[0].rfind("A ", 0) == 0) << into_en[0];
   EXPECT_TRUE(into_de[0].find("der ") != std::string::npos || into_de[0].find("dem ") != std::string::npos ||
               into_de[0].find("Ein ") != std::string::npos)
       << into_de[0];
