@@ -23,12 +23,7 @@ torch::Tensor DecoderStep::log_probs(const DecoderStepWeights& w, const int64_t*
   for (auto* buffer : {&x_, &h_, &attended_, &sub_}) grow_to(*buffer, rows * d);
   grow_to(qkv_, rows * 3 * d);
   embed(w, ids, id_stride, rows, position);
-  // The source mask as contiguous bools [memory rows, src_len], once for every layer.
-  torch::Tensor valid;
-  if (src_mask.defined()) {
-    valid = src_mask.reshape({src_mask.size(0), src_mask.size(-1)});
-    if (valid.scalar_type() != torch::kBool || !valid.is_contiguous()) valid = valid.to(torch::kBool).contiguous();
-  }
+  const torch::Tensor& valid = valid_mask(src_mask);
   for (size_t l = 0; l < w.layers.size(); ++l) run_layer(w, w.layers[l], valid, rows, cache.layers[l]);
   const float* last = x_.data();
   if (w.pre_norm) {
@@ -39,6 +34,18 @@ torch::Tensor DecoderStep::log_probs(const DecoderStepWeights& w, const int64_t*
   w.output->forward_rows(last, rows, out.data_ptr<float>());
   log_softmax_rows_(out);
   return out;
+}
+
+const torch::Tensor& DecoderStep::valid_mask(const torch::Tensor& src_mask) {
+  // The scorer's mask changes only where sentences leave: made again then.
+  if (src_mask.is_same(mask_of_valid_)) return valid_;
+  mask_of_valid_ = src_mask;
+  valid_ = torch::Tensor();
+  if (src_mask.defined()) {
+    valid_ = src_mask.reshape({src_mask.size(0), src_mask.size(-1)});
+    if (valid_.scalar_type() != torch::kBool || !valid_.is_contiguous()) valid_ = valid_.to(torch::kBool).contiguous();
+  }
+  return valid_;
 }
 
 void DecoderStep::run_layer(const DecoderStepWeights& w, const DecoderStepLayer& layer, const torch::Tensor& valid,

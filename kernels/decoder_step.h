@@ -74,7 +74,11 @@ class DecoderStep {
   void end_sublayer(const DecoderStepWeights& w, const StepNorm& norm, int64_t rows);
   // The sublayer's input: norm(x) in h_ (pre-norm) or x itself.
   const float* sublayer_input(const DecoderStepWeights& w, const StepNorm& norm, int64_t rows);
+  // The source mask as contiguous bools [memory rows, src_len], made once
+  // for every layer and kept while the scorer's mask stays the same tensor.
+  const torch::Tensor& valid_mask(const torch::Tensor& src_mask);
   std::vector<float> x_, h_, qkv_, attended_, sub_, hidden_;
+  torch::Tensor mask_of_valid_, valid_;
 };
 
 }  // namespace nmt::kernels
