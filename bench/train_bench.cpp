@@ -20,6 +20,7 @@
 #include "cli/run_main.h"
 #include "model/transformer.h"
 #include "train/train_step.h"
+#include "util/blas_kernels.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "util/threads.h"
@@ -157,5 +158,6 @@ int bench_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  nmt::rerun_with_fitting_blas_kernels(argv);  // as the trainer and translator run
   return nmt::cli::run_main("train_bench", [&] { return bench_main(argc, argv); });
 }

@@ -33,6 +33,7 @@
 #include "data/encoded_corpus.h"
 #include "model/transformer.h"
 #include "train/train_step.h"
+#include "util/blas_kernels.h"
 #include "util/error.h"
 #include "util/precision.h"
 #include "util/threads.h"
@@ -242,5 +243,6 @@ int bench_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  nmt::rerun_with_fitting_blas_kernels(argv);  // as the trainer and translator run
   return nmt::cli::run_main("train_speed_bench", [&] { return bench_main(argc, argv); });
 }

@@ -23,6 +23,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/allocator.h"
+#include "util/blas_kernels.h"
 #include "util/threads.h"
 
 namespace nmt::train {
@@ -138,9 +139,10 @@ void Trainer::prepare_output() {
   }
   const PrecisionChoice precision = choose_precision(config_.train.precision, device_);
   const ThreadPlan threads = configure_cpu_threads(cpu_threads_of_this_rank(), precision.precision);
-  log_->info("output directory {} | device {} | precision {} ({}) | {} cores ({} ATen, {} OpenBLAS threads) | {}{}",
+  const std::string blas = blas_kernels_description();
+  log_->info("output directory {} | device {} | precision {} ({}) | {} cores ({} ATen, {} OpenBLAS threads{}) | {}{}",
              paths_.root, device_.str(), precision_name(precision.precision), precision.reason, threads.cores,
-             threads.aten, threads.blas, allocator_name(),
+             threads.aten, threads.blas, blas.empty() ? "" : "; its kernels " + blas, allocator_name(),
              comm_ ? fmt::format(" per rank | {} ranks: {}", world_size(), comm_->job().describe()) : std::string());
 
   step_settings_.label_smoothing = config_.train.label_smoothing;
