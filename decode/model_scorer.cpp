@@ -43,7 +43,7 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
   if (cached_ && rows_ > 0 && t == cache_.length() + 1 && cache_.length() > 0 && device_.is_cpu() &&
       prefixes.scalar_type() == torch::kLong && prefixes.device().is_cpu()) {
     // One new position on the CPU: the fused step, where the model can take it.
-    if (const auto weights = model_.decoder->step_weights()) {
+    if (const auto& weights = step_weights()) {
       const int64_t* newest = prefixes.data_ptr<int64_t>() + (t - 1) * prefixes.stride(1);
       return step_.log_probs(*weights, newest, prefixes.stride(0), rows_, src_mask_, cache_);
     }
@@ -63,6 +63,11 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
   if (!log_probs.is_contiguous()) log_probs = log_probs.contiguous();
   kernels::log_softmax_rows_(log_probs);
   return log_probs;
+}
+
+const std::optional<kernels::DecoderStepWeights>& ModelScorer::step_weights() {
+  if (!step_weights_) step_weights_ = model_.decoder->step_weights();
+  return *step_weights_;
 }
 
 void ModelScorer::select_rows(const torch::Tensor& index) {

@@ -3,6 +3,7 @@
 // per step) or by recomputing the whole prefix (the reference path).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "decode/step_scorer.h"
@@ -40,6 +41,10 @@ class ModelScorer : public StepScorer {
   int64_t rows_ = 0;  // live decoder rows
   kernels::DecoderCache cache_;
   kernels::DecoderStep step_;  // the fused step, where the decoder can take it (DecoderImpl::step_weights)
+  // What the fused step reads of the decoder, asked for once per scorer (the
+  // weights stay put while a batch decodes): nullopt where it cannot run.
+  const std::optional<kernels::DecoderStepWeights>& step_weights();
+  std::optional<std::optional<kernels::DecoderStepWeights>> step_weights_;
   int64_t coverage_layer_ = -1;  // an index into cache_.layers, or -1
 };
 
