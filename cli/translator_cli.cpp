@@ -38,12 +38,6 @@ namespace {
 
 constexpr int64_t kChunkLines = 2000;  // lines read, sorted and batched at a time
 
-decode::TranslatorOptions with_coverage_check() {
-  decode::TranslatorOptions options;
-  options.coverage.check = true;  // on by default here and in the server
-  return options;
-}
-
 struct Args {
   std::vector<std::string> model_dirs;  // --model, repeated only with --serve
   std::string model_dir, checkpoint, input, output, score_ref, hypotheses, export_path, svg_path;
@@ -55,7 +49,7 @@ struct Args {
   int threads = 0;
   int64_t parallel_batches = 1;  // 0: one per core used on the CPU
   bool split_batches = true;     // one batch at a time: its sentences split over the cores (not with --serve)
-  decode::TranslatorOptions options = with_coverage_check();
+  decode::TranslatorOptions options = default_decoding();
   std::vector<std::string> text;
   bool beam_given = false, length_penalty_given = false, attention_layer_given = false;
   bool max_piece_given = false, coverage_threshold_given = false;

@@ -79,20 +79,15 @@ void add_serve_options(CLI::App& app, ServeArgs& s) {
       ->capture_default_str();
 }
 
-namespace {
+decode::TranslatorOptions default_decoding() {
+  decode::TranslatorOptions options;
+  options.coverage.check = true;
+  return options;
+}
 
-// One model directory loaded for the server; what it needs stays alive
-// here. A model trained on several directions serves each of its pairs
-// through a translator of its own, all on the one model.
-struct LoadedEntry {
-  storage::LoadedModel loaded;
-  PairTranslators pairs;
-  std::string decoding;  // which beam, length penalty, pieces and coverage check it decodes with, and why
-};
-
-LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
-                       decode::TranslatorOptions options, GivenSearchFlags given) {
-  LoadedEntry e{storage::load_model_dir(dir, checkpoint, device), {}, {}};
+ServedModelDir load_served_model_dir(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
+                                     decode::TranslatorOptions options, GivenSearchFlags given) {
+  ServedModelDir e{storage::load_model_dir(dir, checkpoint, device), {}, {}};
   const auto pairs = model_pairs(e.loaded, dir);
   e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given);
   options.source_language = pairs.front().source;
@@ -110,13 +105,11 @@ LoadedEntry load_entry(const std::string& dir, const std::string& checkpoint, co
   return e;
 }
 
-}  // namespace
-
 int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, const std::string& checkpoint,
                const torch::Device& device, const decode::TranslatorOptions& options, GivenSearchFlags given) {
   install_stop_signal_handlers();
   const serve::ServerOptions& server_options = s.server;
-  std::vector<LoadedEntry> loaded;  // declared first: the translators must outlive the server's batchers
+  std::vector<ServedModelDir> loaded;  // declared first: the translators must outlive the server's batchers
   serve::TranslationServer server(server_options);
   const std::string address = "http://" + server_options.host + ":" + std::to_string(server.bind());
   server.start();
@@ -125,7 +118,7 @@ int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, c
   std::vector<serve::ModelEntry> entries;
   for (const auto& dir : model_dirs) {
     if (stop_requested()) break;
-    loaded.push_back(load_entry(dir, checkpoint, device, options, given));
+    loaded.push_back(load_served_model_dir(dir, checkpoint, device, options, given));
     for (const auto& added : loaded.back().pairs.entries) {
       entries.push_back(added);
       const auto& e = entries.back();

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "cli/model_decoding.h"
+#include "cli/pair_translators.h"
 #include "decode/translation.h"
 #include "serve/server_options.h"
+#include "storage/model_dir.h"
 
 namespace nmt::cli {
 
@@ -24,6 +26,25 @@ void add_serve_options(CLI::App& app, ServeArgs& s);
 // The model directories directly under `folder` (those holding a
 // config.json), sorted by name; a UsageError when there is none.
 std::vector<std::string> model_dirs_under(const std::string& folder);
+
+// The decoding options the translator starts from, on the command line and
+// in the server alike, before its flags and a model directory's files: the
+// coverage check on.
+decode::TranslatorOptions default_decoding();
+
+// One model directory loaded for the server as `translator --serve` loads
+// it: its decoding.json fills in the beam and length penalty that `given`
+// says the command line left out, its lengths.json the pieces and the
+// coverage threshold; a model trained on several directions serves each of
+// its pairs through a translator of its own, all on the one model.
+struct ServedModelDir {
+  storage::LoadedModel loaded;
+  PairTranslators pairs;
+  std::string decoding;  // which beam, length penalty, pieces and coverage check it decodes with, and why
+};
+
+ServedModelDir load_served_model_dir(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
+                                     decode::TranslatorOptions options, GivenSearchFlags given);
 
 // Listens at once (/health answers, /ready says 503), loads the models one
 // after the other, then serves until SIGTERM or SIGINT, finishes the

@@ -10,9 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/model_decoding.h"
-#include "cli/model_pairs.h"
-#include "cli/pair_translators.h"
+#include "cli/translator_serve.h"
 #include "serve/http_server.h"
 #include "serve/text_translation.h"
 #include "storage/model_dir.h"
@@ -74,31 +72,12 @@ class ServedModel {
   int port_ = 0;
 };
 
-// Decoding as `translator --serve` decodes unless told otherwise: the
-// coverage check on (cli/translator_cli.cpp), as the command line's.
-inline decode::TranslatorOptions served_decoding() {
-  decode::TranslatorOptions options;
-  options.coverage.check = true;
-  return options;
-}
-
-// `decoding` with what a model directory sets where the command line did
-// not, as cli/translator_serve.cpp applies it: decoding.json's beam and
-// length penalty, lengths.json's pieces and coverage threshold.
-inline decode::TranslatorOptions with_model_settings(decode::TranslatorOptions decoding,
-                                                     const storage::LoadedModel& loaded, const std::string& dir) {
-  const storage::ModelDirPaths paths(dir);
-  cli::apply_model_decoding(decoding.search, loaded.decoding, paths.decoding, {});
-  cli::apply_model_lengths(decoding, loaded.lengths, paths.lengths, loaded.config.model.max_len - 2, {});
-  return decoding;
-}
-
 // A TranslationServer on a free loopback port with several model
 // directories, loaded as `translator --serve` loads them (model i has id i).
 class MultiModelServer {
  public:
   MultiModelServer(const std::vector<std::string>& model_dirs, serve::ServerOptions options,
-                   decode::TranslatorOptions decoding = served_decoding()) {
+                   decode::TranslatorOptions decoding = cli::default_decoding()) {
     options.host = "127.0.0.1";
     options.port = 0;
     server_ = std::make_unique<serve::TranslationServer>(options);
@@ -106,11 +85,8 @@ class MultiModelServer {
     server_->start();
     std::vector<serve::ModelEntry> entries;
     for (const auto& dir : model_dirs) {
-      loaded_.push_back(storage::load_model_dir(dir, "", torch::kCPU));
-      const auto pairs = cli::model_pairs(loaded_.back(), dir);
-      pairs_.push_back(cli::pair_translators(loaded_.back(), pairs, with_model_settings(decoding, loaded_.back(), dir),
-                                             dir, "test model " + dir));
-      entries.insert(entries.end(), pairs_.back().entries.begin(), pairs_.back().entries.end());
+      served_.push_back(cli::load_served_model_dir(dir, "", torch::kCPU, decoding, {}));
+      entries.insert(entries.end(), served_.back().pairs.entries.begin(), served_.back().pairs.entries.end());
     }
     server_->serve_models(entries);
   }
@@ -123,8 +99,7 @@ class MultiModelServer {
   int port() const { return port_; }
 
  private:
-  std::vector<storage::LoadedModel> loaded_;
-  std::vector<cli::PairTranslators> pairs_;  // before server_: destroyed after it
+  std::vector<cli::ServedModelDir> served_;  // before server_: destroyed after it
   std::unique_ptr<serve::TranslationServer> server_;
   int port_ = 0;
 };
