@@ -2,11 +2,9 @@
 #include "cli/run_main.h"
 #include "cli/translator_cli.h"
 #include "util/allocator.h"
-#include "util/blas_kernels.h"
 
 NMT_DECODING_ALLOCATOR
 
 int main(int argc, char** argv) {
-  nmt::rerun_with_fitting_blas_kernels(argv);
   return nmt::cli::run_main("translator", [&] { return nmt::cli::translator_main(argc, argv); });
 }

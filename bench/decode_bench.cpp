@@ -30,7 +30,6 @@
 #include "storage/model_dir.h"
 #include "text/line_reader.h"
 #include "util/allocator.h"
-#include "util/blas_kernels.h"
 #include "util/error.h"
 #include "util/proc_status.h"
 #include "util/threads.h"
@@ -280,6 +279,5 @@ int bench_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  nmt::rerun_with_fitting_blas_kernels(argv);  // as the trainer and translator run
   return nmt::cli::run_main("decode_bench", [&] { return bench_main(argc, argv); });
 }

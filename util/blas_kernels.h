@@ -5,8 +5,11 @@
 // fp32 product on one thread then ran at 16.7 GFLOP/s against 106.6 with the
 // AVX-512 ("SkylakeX") kernels the CPU runs, and fp32 training at 368 against
 // 1,241 target tokens/s (docs/performance.md). Only the environment variable
-// OPENBLAS_CORETYPE, read at load, changes the choice, so the executables
-// start themselves again with it set when OpenBLAS fell back that far.
+// OPENBLAS_CORETYPE, read at load, changes the choice, so the trainer (and
+// the training benches) start themselves again with it set when OpenBLAS
+// fell back that far. The translator does not: decoding runs its products on
+// oneDNN and our kernels (its speed did not move), and starting again costs
+// it 0.6-0.8 s of loading LibTorch a second time on every call.
 #pragma once
 
 #include <string>
