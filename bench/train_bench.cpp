@@ -158,6 +158,6 @@ int bench_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  nmt::rerun_with_fitting_blas_kernels(argv);  // as the trainer and translator run
+  nmt::rerun_with_fitting_blas_kernels(argv);  // as the trainer runs
   return nmt::cli::run_main("train_bench", [&] { return bench_main(argc, argv); });
 }
