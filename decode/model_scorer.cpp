@@ -66,8 +66,11 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
 }
 
 const std::optional<kernels::DecoderStepWeights>& ModelScorer::step_weights() {
-  if (!step_weights_) step_weights_ = model_.decoder->step_weights();
-  return *step_weights_;
+  if (!step_weights_asked_) {
+    step_weights_ = model_.decoder->step_weights();
+    step_weights_asked_ = true;
+  }
+  return step_weights_;
 }
 
 void ModelScorer::select_rows(const torch::Tensor& index) {

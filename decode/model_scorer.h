@@ -44,7 +44,8 @@ class ModelScorer : public StepScorer {
   // What the fused step reads of the decoder, asked for once per scorer (the
   // weights stay put while a batch decodes): nullopt where it cannot run.
   const std::optional<kernels::DecoderStepWeights>& step_weights();
-  std::optional<std::optional<kernels::DecoderStepWeights>> step_weights_;
+  bool step_weights_asked_ = false;
+  std::optional<kernels::DecoderStepWeights> step_weights_;
   int64_t coverage_layer_ = -1;  // an index into cache_.layers, or -1
 };
 

@@ -18,7 +18,6 @@
 #include "storage/optimizer_bytes.h"
 #include "storage/state_dict.h"
 #include "train/fine_tuning.h"
-#include "data/corpus_lengths.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"

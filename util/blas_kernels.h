@@ -22,6 +22,8 @@ struct CpuVectors {
   bool avx2_fma = false;  // AVX2 and FMA: its Haswell kernels
 };
 
+// (kernels/vector_isa.h asks the same of the CPU for our kernels; util sits
+// below kernels, and OpenBLAS's SkylakeX also needs BW, DQ and VL.)
 CpuVectors this_cpu_vectors();
 
 // The kernels to ask OpenBLAS for when it chose `chosen` (its core name) on
