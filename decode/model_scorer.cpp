@@ -40,10 +40,12 @@ torch::Tensor ModelScorer::next_log_probs(const torch::Tensor& prefixes) {
   const int64_t t = prefixes.size(1);
   TORCH_CHECK(prefixes.size(0) == rows_, "the scorer holds ", rows_, " rows, asked for ", prefixes.size(0));
   torch::Tensor logits;
-  if (cached_ && rows_ > 0 && t == cache_.length() + 1 && cache_.length() > 0 && device_.is_cpu() &&
-      prefixes.scalar_type() == torch::kLong && prefixes.device().is_cpu()) {
-    // One new position on the CPU: the fused step, where the model can take it.
+  if (cached_ && rows_ > 0 && t == cache_.length() + 1 && device_.is_cpu() && prefixes.scalar_type() == torch::kLong &&
+      prefixes.device().is_cpu()) {
+    // One new position on the CPU, the first included: the fused step, where
+    // the model can take it (the memory's keys and values made first).
     if (const auto& weights = step_weights()) {
+      if (t == 1) model_.decoder->cache_memory(enc_, cache_);
       const int64_t* newest = prefixes.data_ptr<int64_t>() + (t - 1) * prefixes.stride(1);
       return step_.log_probs(*weights, newest, prefixes.stride(0), rows_, src_mask_, cache_);
     }

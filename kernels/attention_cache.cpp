@@ -58,12 +58,16 @@ void GrowingAttentionCache::append_step(const torch::Tensor& qkv, int64_t heads)
   append_step_rows(static_cast<const char*>(qkv.data_ptr()), rows, d_model * qkv.element_size());
 }
 
-void GrowingAttentionCache::append_step(const float* qkv, int64_t rows, int64_t d_model) {
-  TORCH_CHECK(k_.defined() && k_.scalar_type() == torch::kFloat && (length_ == 0 || rows == rows_) &&
+void GrowingAttentionCache::append_step(const float* qkv, int64_t rows, int64_t d_model, int64_t heads) {
+  TORCH_CHECK(heads > 0 && d_model % heads == 0, "a step's cache append: ", d_model, " values in ", heads, " heads");
+  if (!k_.defined()) {
+    k_ = torch::empty({rows, 0, heads, d_model / heads}, torch::kFloat);
+    v_ = torch::empty({rows, 0, heads, d_model / heads}, torch::kFloat);
+  }
+  TORCH_CHECK(k_.scalar_type() == torch::kFloat && (length_ == 0 || rows == rows_) && k_.size(2) == heads &&
                   k_.size(2) * k_.size(3) == d_model,
-              "a step's cache append: ", rows, " fp32 rows of ", d_model, " for a cache of ", rows_, " rows of ",
-              k_.defined() ? k_.size(2) * k_.size(3) : 0, k_.defined() ? " " : " (none yet)",
-              k_.defined() ? c10::toString(k_.scalar_type()) : "");
+              "a step's cache append: ", rows, " fp32 rows of ", d_model, " in ", heads, " heads for a cache of ",
+              rows_, " rows of ", k_.size(2) * k_.size(3), " ", k_.scalar_type(), " in ", k_.size(2), " heads");
   append_step_rows(reinterpret_cast<const char*>(qkv), rows, d_model * static_cast<int64_t>(sizeof(float)));
 }
 

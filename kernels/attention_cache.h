@@ -48,9 +48,9 @@ class GrowingAttentionCache {
   // each row, `heads` heads) copied straight into their slot, without the
   // head-split views and permuted copies append() takes.
   void append_step(const torch::Tensor& qkv, int64_t heads);
-  // The same from raw fp32 rows qkv [rows, 3 x d_model], into a cache that
-  // already holds fp32 positions (a decoding step's fused path).
-  void append_step(const float* qkv, int64_t rows, int64_t d_model);
+  // The same from raw fp32 rows qkv [rows, 3 x d_model], into an empty cache
+  // or one that holds fp32 positions (a decoding step's fused path).
+  void append_step(const float* qkv, int64_t rows, int64_t d_model, int64_t heads);
   // [rows, head, length, d_head]: the current rows' keys and values, gathered
   // (a copy) for the general attention path.
   torch::Tensor keys() const;

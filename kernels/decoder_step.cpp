@@ -15,9 +15,9 @@ torch::Tensor DecoderStep::log_probs(const DecoderStepWeights& w, const int64_t*
                                      const torch::Tensor& src_mask, DecoderCache& cache) {
   // ids [rows] -> [rows, vocab]
   const int64_t d = w.d_model, position = cache.length();
-  TORCH_CHECK(cache.layers.size() == w.layers.size() && position > 0 && rows > 0 && w.heads > 0 && d % w.heads == 0,
-              "a fused decoding step needs the caches an earlier step filled (", cache.layers.size(), " layers at ",
-              position, " positions for a decoder of ", w.layers.size(), ")");
+  TORCH_CHECK(cache.layers.size() == w.layers.size() && rows > 0 && w.heads > 0 && d % w.heads == 0,
+              "a fused decoding step needs a cache of the decoder's layers with the memory's keys and values (",
+              cache.layers.size(), " layers at ", position, " positions for a decoder of ", w.layers.size(), ")");
   TORCH_CHECK(position < w.max_positions, "positions ", position, "..", position + 1, " exceed model.max_len ",
               w.max_positions);
   for (auto* buffer : {&x_, &h_, &attended_, &sub_}) grow_to(*buffer, rows * d);
@@ -54,7 +54,7 @@ void DecoderStep::run_layer(const DecoderStepWeights& w, const DecoderStepLayer&
   // Self-attention: the stacked projection's keys and values go into the
   // cache, its queries are read where they lie.
   layer.qkv->forward_rows(sublayer_input(w, layer.norm1, rows), rows, qkv_.data());
-  c.self_attention.append_step(qkv_.data(), rows, d);
+  c.self_attention.append_step(qkv_.data(), rows, d, w.heads);
   StepMemory self = c.self_attention.step_memory();
   self.masked_score = w.masked_score;
   step_attention_rows(qkv_.data(), 3 * d, rows, w.heads, d_head, self, attended_.data());

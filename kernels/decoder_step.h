@@ -56,8 +56,9 @@ struct DecoderStepWeights {
 class DecoderStep {
  public:
   // Row r's newest token is ids[r * id_stride]; its position is
-  // cache.length(), whose caches (self-attention in fp32, cross-attention
-  // projected) an earlier step filled. src_mask [memory rows, 1, 1, src_len]
+  // cache.length(): the self-attention caches hold the positions before it in
+  // fp32 (none at the first), the cross-attention caches the memory's keys
+  // and values (model::DecoderImpl::cache_memory). src_mask [memory rows, 1, 1, src_len]
   // (bool) or undefined. Returns log-probabilities [rows, vocab] (fp32) and
   // grows the self-attention caches (and the cross-attention coverage where
   // kept) by the step.

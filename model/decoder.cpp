@@ -50,6 +50,17 @@ torch::Tensor DecoderImpl::forward_cached(const torch::Tensor& trg, const torch:
   return linear(x);
 }
 
+void DecoderImpl::cache_memory(const torch::Tensor& enc, kernels::DecoderCache& cache) {
+  // enc [batch, src_len, d_model]
+  if (cache.layers.empty()) cache.layers.resize(layers->size());
+  TORCH_CHECK(cache.layers.size() == layers->size(), "a decoder cache of ", cache.layers.size(),
+              " layers for a decoder of ", layers->size());
+  for (size_t i = 0; i < layers->size(); ++i) {
+    auto& kept = cache.layers[i].enc_dec;
+    if (kept.empty()) layers[i]->as<DecoderLayer>()->enc_dec_attention->cache_memory(enc, kept);
+  }
+}
+
 namespace {
 
 // A CPU fp32 tensor's data where it lies contiguously, else null.

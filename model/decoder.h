@@ -40,6 +40,10 @@ class DecoderImpl : public torch::nn::Module {
   // returns logits for them [batch, new, vocab] and extends the cache.
   torch::Tensor forward_cached(const torch::Tensor& trg, const torch::Tensor& enc, const torch::Tensor& src_mask,
                                kernels::DecoderCache& cache);
+  // Each layer's cross-attention keys and values of enc into `cache` where
+  // they are not there yet (the first forward_cached call makes them too):
+  // what a fused step needs before it can take a sentence's first position.
+  void cache_memory(const torch::Tensor& enc, kernels::DecoderCache& cache);
   // What a fused decoding step reads (kernels/decoder_step.h), or nullopt
   // where forward_cached must run instead: training or autograd on, a
   // parameter off the CPU or not fp32, products that would not run packed

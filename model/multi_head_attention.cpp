@@ -52,7 +52,15 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torc
                                               const torch::Tensor& mask) {
   // [batch, len_q, d_model]
   if (q.is_same(k) && k.is_same(v)) {  // self-attention
-    const auto qkv = project(q, qkv_, {w_q, w_k, w_v});
+    const auto stacked = qkv_.linear(q, {w_q->weight, w_k->weight, w_v->weight}, {w_q->bias, w_k->bias, w_v->bias});
+    const bool padding_mask_only = !mask.defined() || (mask.dim() == 4 && mask.size(0) == q.size(0) &&
+                                                        mask.size(1) == 1 && mask.size(2) == 1 &&
+                                                        mask.size(3) == q.size(1));
+    if (!is_training() && !keep_attention_ && padding_mask_only && stacked.scalar_type() == torch::kFloat &&
+        kernels::step_attention_supported(stacked, stacked)) {
+      return self_attend_rows(stacked.contiguous(), mask);
+    }
+    const auto qkv = stacked.chunk(3, -1);
     return attend(split(qkv[0]), split(qkv[1]), split(qkv[2]), mask);
   }
   if (k.is_same(v)) {  // attention to a memory
@@ -84,6 +92,25 @@ torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x
   return attend(split(qkv[0]), cache.keys(), cache.values(), mask);
 }
 
+torch::Tensor MultiHeadAttentionImpl::self_attend_rows(const torch::Tensor& qkv, const torch::Tensor& mask) {
+  // [batch, len, 3 x d_model] -> [batch, len, d_model]
+  const int64_t batch = qkv.size(0), len = qkv.size(1), d_model = qkv.size(2) / 3;
+  kernels::StepMemory memory;
+  memory.keys = qkv.narrow(2, d_model, d_model);
+  memory.values = qkv.narrow(2, 2 * d_model, d_model);
+  memory.length = len;
+  memory.position_stride = 3 * d_model;
+  memory.row_stride = len * 3 * d_model;
+  memory.head_stride = d_model / n_head_;
+  memory.group = len;  // query row b * len + i attends to sentence b
+  if (mask.defined()) memory.valid = mask.reshape({batch, len}).to(torch::kBool).contiguous();
+  memory.masked_score = static_cast<float>(kMaskedScore);
+  auto out = torch::empty({batch, len, d_model}, qkv.options());
+  kernels::step_attention_rows(qkv.data_ptr<float>(), 3 * d_model, batch * len, n_head_, d_model / n_head_, memory,
+                               out.data_ptr<float>());
+  return w_concat(out);
+}
+
 torch::Tensor MultiHeadAttentionImpl::attend_step(const torch::Tensor& q, kernels::StepMemory memory,
                                                   torch::Tensor* coverage) {
   // [rows, 1, d_model]
@@ -96,15 +123,19 @@ torch::Tensor MultiHeadAttentionImpl::attend_step(const torch::Tensor& q, kernel
   return w_concat(out.view({rows, 1, d_model}));
 }
 
+void MultiHeadAttentionImpl::cache_memory(const torch::Tensor& memory, kernels::AttentionCache& cache) {
+  // [memory rows, len_k, d_model] -> k, v [memory rows, head, len_k, d_head]
+  TORCH_CHECK(cache.empty(), "the memory's keys and values are already cached");
+  const auto kv = project(memory, kv_, {w_k, w_v});
+  // Contiguous once, so that no step copies them for a batched product.
+  cache.k = split(kv[0]).contiguous();
+  cache.v = split(kv[1]).contiguous();
+}
+
 torch::Tensor MultiHeadAttentionImpl::forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory,
                                                             kernels::AttentionCache& cache, const torch::Tensor& mask) {
   // [batch, len_q, d_model]
-  if (cache.empty()) {
-    const auto kv = project(memory, kv_, {w_k, w_v});
-    // Contiguous once, so that no step copies them for a batched product.
-    cache.k = split(kv[0]).contiguous();
-    cache.v = split(kv[1]).contiguous();
-  }
+  if (cache.empty()) cache_memory(memory, cache);
   const int64_t memory_rows = cache.k.size(0), rows = q.size(0);
   TORCH_CHECK(rows % memory_rows == 0, "attention to a memory of ", memory_rows, " rows from ", rows,
               " query rows, not a multiple");

@@ -39,6 +39,10 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // sentence's beams share its keys and values). mask [memory rows, 1, 1, len_k].
   torch::Tensor forward_memory_cached(const torch::Tensor& q, const torch::Tensor& memory,
                                       kernels::AttentionCache& cache, const torch::Tensor& mask);
+  // The memory's projected, head-split keys and values into an empty `cache`
+  // (what forward_memory_cached's first call does; a fused decoding step's
+  // first position needs them made beforehand).
+  void cache_memory(const torch::Tensor& memory, kernels::AttentionCache& cache);
 
   // When on, the weights of the latest call are kept: [batch, head, len_q, len_k].
   void set_keep_attention(bool keep) { keep_attention_ = keep; }
@@ -64,6 +68,14 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // One new position per row (q [rows, 1, d_model]) through step_attention, then w_concat.
   // `coverage` (or null): the cache's coverage, which the step's weights add to.
   torch::Tensor attend_step(const torch::Tensor& q, kernels::StepMemory memory, torch::Tensor* coverage = nullptr);
+  // Self-attention of every position of qkv ([batch, len, 3 x d_model], the
+  // stacked projection, fp32 on the CPU) in place through step attention, a
+  // sentence's positions a group of query rows on its own keys and values;
+  // mask [batch, 1, 1, len] or undefined. Then w_concat. Inference only: the
+  // ~15 operators of the general path (views, copies, batched products,
+  // masking, softmax) cost more than an encoder layer's attention on short
+  // sentences at batch 1.
+  torch::Tensor self_attend_rows(const torch::Tensor& qkv, const torch::Tensor& mask);
 
   kernels::InferenceWeights qkv_, kv_;  // stacked w_q/w_k/w_v (self-attention) and w_k/w_v (a memory)
   int64_t n_head_;

@@ -48,7 +48,8 @@ torch::Tensor sources() {
   return torch::tensor({{2, 5, 9, 11, 7, 3, 1}, {2, 8, 6, 3, 1, 1, 1}, {2, 12, 13, 14, 15, 16, 3}}, torch::kLong);
 }
 
-// Both paths from the same first step; then steps through each, compared bit for bit.
+// Steps through each path from empty caches (the fused one given the
+// memory's keys and values first), compared bit for bit.
 void expect_same_steps(model::TransformerImpl& m, const std::string& what) {
   const auto src = sources();
   auto mask = m.make_src_mask(src);
@@ -58,18 +59,26 @@ void expect_same_steps(model::TransformerImpl& m, const std::string& what) {
   for (auto* c : {&module_cache, &fused_cache}) {
     c->layers.resize(layers);
     c->layers[1].enc_dec.coverage = torch::zeros({3, src.size(1)});
-    m.decode_cached(torch::full({3, 1}, 2, torch::kLong), enc, mask, *c);
+  }
+  const auto weights = m.decoder->step_weights();
+  ASSERT_TRUE(weights.has_value()) << what;
+  DecoderStep step;
+  auto bos = torch::full({3}, 2, torch::kLong);
+  auto first = m.decode_cached(bos.view({3, 1}), enc, mask, module_cache).select(1, -1).contiguous();
+  log_softmax_rows_(first);
+  m.decoder->cache_memory(enc, fused_cache);
+  const auto got_first = step.log_probs(*weights, bos.data_ptr<int64_t>(), 1, 3, mask, fused_cache);
+  ASSERT_TRUE(torch::equal(got_first, first)) << what << ", the first position: max difference "
+                                              << (got_first - first).abs().max().item<float>();
+  for (auto* c : {&module_cache, &fused_cache}) {
     c->select_target_rows(torch::tensor({0, 0, 1, 1, 2, 2}, torch::kLong));  // two beams a sentence
   }
-  DecoderStep step;
   torch::manual_seed(7);
   int64_t rows = 6;
   for (int s = 0; s < 6; ++s) {
     const auto ids = torch::randint(3, 40, {rows}, torch::kLong);
     auto expected = m.decode_cached(ids.view({rows, 1}), enc, mask, module_cache).select(1, -1).contiguous();
     log_softmax_rows_(expected);
-    const auto weights = m.decoder->step_weights();
-    ASSERT_TRUE(weights.has_value()) << what;
     const auto got = step.log_probs(*weights, ids.data_ptr<int64_t>(), 1, rows, mask, fused_cache);
     ASSERT_TRUE(torch::equal(got, expected)) << what << ", step " << s << ": max difference "
                                              << (got - expected).abs().max().item<float>();
@@ -112,7 +121,7 @@ TEST(DecoderStep, MatchesTheModulesStepBitForBitInInt8) {
   }
 }
 
-// The scorer takes the fused step from its second step on: its log-probabilities
+// The scorer takes the fused step from its first step on: its log-probabilities
 // equal those of the same scorer kept on the modules' path (an alignment kept).
 TEST(DecoderStep, TheScorerTakesItWithTheSameResults) {
   if (!PackedLinear::available(torch::kFloat)) GTEST_SKIP() << "no oneDNN fp32 product in this build";
