@@ -44,6 +44,11 @@ std::vector<torch::Tensor> MultiHeadAttentionImpl::project(const torch::Tensor& 
   return stack.linear(x, weights, biases).chunk(static_cast<int64_t>(weights.size()), -1);
 }
 
+torch::Tensor MultiHeadAttentionImpl::stacked_qkv(const torch::Tensor& x) {
+  // [b, l, d] -> [b, l, 3d]
+  return qkv_.linear(x, {w_q->weight, w_k->weight, w_v->weight}, {w_q->bias, w_k->bias, w_v->bias});
+}
+
 std::shared_ptr<const kernels::PackedLinear> MultiHeadAttentionImpl::packed_qkv() {
   return qkv_.packed({w_q->weight, w_k->weight, w_v->weight}, {w_q->bias, w_k->bias, w_v->bias});
 }
@@ -52,7 +57,7 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& q, const torc
                                               const torch::Tensor& mask) {
   // [batch, len_q, d_model]
   if (q.is_same(k) && k.is_same(v)) {  // self-attention
-    const auto stacked = qkv_.linear(q, {w_q->weight, w_k->weight, w_v->weight}, {w_q->bias, w_k->bias, w_v->bias});
+    const auto stacked = stacked_qkv(q);
     const bool padding_mask_only = !mask.defined() || (mask.dim() == 4 && mask.size(0) == q.size(0) &&
                                                         mask.size(1) == 1 && mask.size(2) == 1 &&
                                                         mask.size(3) == q.size(1));
@@ -77,14 +82,13 @@ torch::Tensor MultiHeadAttentionImpl::forward_self_cached(const torch::Tensor& x
     // One new position: the stacked projection's keys and values go straight
     // into the cache and its queries are read in place (a few operators
     // instead of ~25 views and copies per layer and step).
-    const auto qkv =
-        qkv_.linear(x, {w_q->weight, w_k->weight, w_v->weight}, {w_q->bias, w_k->bias, w_v->bias}).contiguous();
+    const auto qkv = stacked_qkv(x).contiguous();
     cache.append_step(qkv, n_head_);
     const int64_t rows = x.size(0), d_model = x.size(2);
     const auto q = qkv.as_strided({rows, 1, d_model}, {3 * d_model, 3 * d_model, 1}, qkv.storage_offset());
     return attend_step(q, cache.step_memory());
   }
-  const auto qkv = project(x, qkv_, {w_q, w_k, w_v});
+  const auto qkv = stacked_qkv(x).chunk(3, -1);
   cache.append(split(qkv[1]), split(qkv[2]));
   if (x.size(1) == 1 && !mask.defined() && !is_training() && kernels::step_attention_supported(qkv[0], qkv[1])) {
     return attend_step(qkv[0], cache.step_memory());

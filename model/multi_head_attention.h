@@ -61,6 +61,8 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // matrix product of their stacked weights (kept in `stack` for inference).
   static std::vector<torch::Tensor> project(const torch::Tensor& x, kernels::InferenceWeights& stack,
                                             std::initializer_list<Linear> linears);
+  // x through w_q, w_k and w_v as one product: [b, l, d] -> [b, l, 3d].
+  torch::Tensor stacked_qkv(const torch::Tensor& x);
   torch::Tensor split(const torch::Tensor& x) const;   // [b, l, d] -> [b, h, l, d/h]
   torch::Tensor concat(const torch::Tensor& x) const;  // [b, h, l, d/h] -> [b, l, d]
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
