@@ -2,7 +2,7 @@
 """Validation BLEU against target tokens processed, one line per training run,
 as an SVG chart: the picture that compares recipes at the same token budget.
 
-    bench/bleu_curves.py OUT.svg "TITLE" NAME=RUN_DIR[:TOKENS_RUN_DIR][@SHARE] ...
+    bench/bleu_curves.py OUT.svg "TITLE" NAME=RUN_DIR[:TOKENS_RUN_DIR][@SHARE][+START] ...
 
 Each line is the greedy validation BLEU logged during training (metrics.jsonl
 "valid" records); the dot at its end is decoding.json's BLEU, the checkpoint,
@@ -14,7 +14,9 @@ TOKENS_RUN_DIR, a run of the same data, vocabulary size, batch size and seed
 (so the same batches step for step). @SHARE scales a run's x by the share of
 its target tokens that the plotted direction had: @0.5 for a model trained on
 two directions in equal parts, drawn against the tokens of the direction its
-validation set measures.
+validation set measures. +START (millions) moves a fine-tuning run's line to
+begin where its starting checkpoint had left off: the plotted direction's
+tokens already in it.
 """
 import json
 import os
@@ -71,12 +73,16 @@ def main():
     out, title, series = sys.argv[1], sys.argv[2], []
     for arg in sys.argv[3:]:
         name, dirs = arg.split("=", 1)
+        dirs, _, start = dirs.partition("+")
         dirs, _, share = dirs.partition("@")
         run, _, tokens_run = dirs.partition(":")
         points, final = curve(run, tokens_run or run)
         if share:
             points = [(x * float(share), b) for x, b in points]
             final = (final[0] * float(share), final[1]) if final else None
+        if start:
+            points = [(x + float(start), b) for x, b in points]
+            final = (final[0] + float(start), final[1]) if final else None
         series.append((name, points, final))
     low = min(b for _, pts, _ in series for _, b in pts[len(pts) // 3:])
     high = max(b for _, pts, fin in series for _, b in pts + ([fin] if fin else []))

@@ -36,7 +36,8 @@ int trainer_main(int argc, char** argv) {
   app.add_option("--init-state-dict", options.init_state_dict,
                  "start from weights in the reference's state_dict format (.pt)");
   app.add_option("--init-from", options.init_from,
-                 "fine-tune a finished run: its weights, vocabulary and model shape on this config's data");
+                 "fine-tune a finished run (or one of its checkpoints, RUN_DIR/checkpoints/step-N.pt): its "
+                 "weights, vocabulary and model shape on this config's data");
   app.add_flag("--init-keep-optimizer", options.init_keep_optimizer,
                "with --init-from: also its optimizer, learning-rate schedule and step (else fresh ones)");
   app.add_option("--average", average_inputs,

@@ -32,7 +32,21 @@ void compare_section(const json& wanted, const json& run, const char* section, s
 
 }  // namespace
 
-json fine_tuning_config(const json& wanted, const std::string& run_dir) {
+FineTuningSource fine_tuning_source(const std::string& init_from) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(init_from, ec)) return {init_from, ""};
+  const fs::path folder = fs::path(init_from).parent_path();
+  const std::string run_dir = folder.parent_path().string();
+  if (folder.filename() != "checkpoints" || !fs::exists(storage::ModelDirPaths(run_dir).config, ec)) {
+    throw UsageError("--init-from " + init_from + " is a file but not a checkpoint in the checkpoints/ folder of a "
+                     "run; name a run's output directory or one of its checkpoints (RUN_DIR/checkpoints/step-N.pt).");
+  }
+  return {run_dir, init_from};
+}
+
+json fine_tuning_config(const json& wanted, const std::string& init_from) {
+  const std::string run_dir = fine_tuning_source(init_from).run_dir;
   const storage::ModelDirPaths paths(run_dir);
   if (!std::filesystem::exists(paths.config)) {
     throw UsageError("--init-from " + run_dir + ": " + paths.config + " is missing; name the output directory of a "
@@ -56,10 +70,14 @@ json fine_tuning_config(const json& wanted, const std::string& run_dir) {
   return merged;
 }
 
-FineTuningStart read_fine_tuning_start(const std::string& run_dir, bool keep_optimizer) {
-  const storage::ModelDirPaths paths(run_dir);
+FineTuningStart read_fine_tuning_start(const std::string& init_from, bool keep_optimizer) {
+  const FineTuningSource source = fine_tuning_source(init_from);
+  const storage::ModelDirPaths paths(source.run_dir);
   FineTuningStart start;
-  if (keep_optimizer) {
+  if (!source.checkpoint.empty()) {
+    start.path = source.checkpoint;
+    start.why = "the checkpoint named";
+  } else if (keep_optimizer) {
     start.path = paths.last;
     start.why = "its last checkpoint";
   } else {
@@ -68,7 +86,7 @@ FineTuningStart read_fine_tuning_start(const std::string& run_dir, bool keep_opt
     start.why = choice.why;
   }
   if (!std::filesystem::exists(start.path)) {
-    throw DataError("--init-from " + run_dir + ": " + start.path + " does not exist; the run has no checkpoint to "
+    throw DataError("--init-from " + init_from + ": " + start.path + " does not exist; the run has no checkpoint to "
                     "start from.");
   }
   start.checkpoint = storage::load_checkpoint(

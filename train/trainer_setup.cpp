@@ -156,8 +156,9 @@ void Trainer::prepare_output() {
 // ids and the language pair.
 void Trainer::prepare_data() {
   prepare_in_turn([&] {
-    vocabs_ = options_.init_from.empty() ? vocab::prepare_vocabularies(config_, paths_.root)
-                                         : vocab::adopt_vocabularies(options_.init_from, paths_.root);
+    vocabs_ = options_.init_from.empty()
+                  ? vocab::prepare_vocabularies(config_, paths_.root)
+                  : vocab::adopt_vocabularies(fine_tuning_source(options_.init_from).run_dir, paths_.root);
     config_.model.enc_voc_size = vocabs_.src->size();
     config_.model.dec_voc_size = vocabs_.tgt->size();
     config_.model.src_pad_idx = vocabs_.src->pad_id();
@@ -240,7 +241,8 @@ void Trainer::start_from_run() {
     lr_schedule_->restore(start.checkpoint.state.at("schedule"));
     state_.step = start.checkpoint.step();
   }
-  log_->info("fine-tuning the run {}: weights from {} ({}), {}", options_.init_from, start.path, start.why,
+  log_->info("fine-tuning the run {}: weights from {} ({}), {}", fine_tuning_source(options_.init_from).run_dir,
+             start.path, start.why,
              options_.init_keep_optimizer ? fmt::format("its optimizer and schedule at step {}", state_.step)
                                           : std::string("a fresh optimizer and schedule"));
 }
