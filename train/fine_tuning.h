@@ -1,11 +1,12 @@
 // trainer --init-from RUN_DIR --config NEW.json: a new run that starts from
 // a finished run's model, with its vocabulary and model shape, on NEW.json's
-// data and training settings. --init-from may also name one checkpoint of a
-// run (RUN_DIR/checkpoints/step-N.pt): that checkpoint's weights, e.g. a
-// two-direction run's at a point of its budget, fine-tuned on one direction. The optimizer and the learning-rate schedule
+// data and training settings. The optimizer and the learning-rate schedule
 // start afresh, or, with --init-keep-optimizer, go on from the run's last
 // checkpoint (its Adam moments, its schedule and its step count: what
-// continuing that run by hand on new data would do).
+// continuing that run by hand on new data would do). --init-from may also
+// name one checkpoint of a run (RUN_DIR/checkpoints/step-N.pt), which then
+// takes the place of the run's own choice: e.g. a two-direction run's at a
+// point of its budget, fine-tuned on one direction.
 #pragma once
 
 #include <string>
