@@ -45,8 +45,8 @@ FineTuningSource fine_tuning_source(const std::string& init_from) {
   return {run_dir, init_from};
 }
 
-json fine_tuning_config(const json& wanted, const std::string& init_from) {
-  const std::string run_dir = fine_tuning_source(init_from).run_dir;
+json fine_tuning_config(const json& wanted, const FineTuningSource& source) {
+  const std::string& run_dir = source.run_dir;
   const storage::ModelDirPaths paths(run_dir);
   if (!std::filesystem::exists(paths.config)) {
     throw UsageError("--init-from " + run_dir + ": " + paths.config + " is missing; name the output directory of a "
@@ -70,8 +70,7 @@ json fine_tuning_config(const json& wanted, const std::string& init_from) {
   return merged;
 }
 
-FineTuningStart read_fine_tuning_start(const std::string& init_from, bool keep_optimizer) {
-  const FineTuningSource source = fine_tuning_source(init_from);
+FineTuningStart read_fine_tuning_start(const FineTuningSource& source, bool keep_optimizer) {
   const storage::ModelDirPaths paths(source.run_dir);
   FineTuningStart start;
   if (!source.checkpoint.empty()) {
@@ -86,8 +85,8 @@ FineTuningStart read_fine_tuning_start(const std::string& init_from, bool keep_o
     start.why = choice.why;
   }
   if (!std::filesystem::exists(start.path)) {
-    throw DataError("--init-from " + init_from + ": " + start.path + " does not exist; the run has no checkpoint to "
-                    "start from.");
+    throw DataError("--init-from " + source.named() + ": " + start.path +
+                    " does not exist; the run has no checkpoint to start from.");
   }
   start.checkpoint = storage::load_checkpoint(
       start.path, keep_optimizer ? storage::CheckpointParts::kAll : storage::CheckpointParts::kWeights);

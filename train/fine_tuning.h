@@ -23,6 +23,7 @@ namespace nmt::train {
 struct FineTuningSource {
   std::string run_dir;
   std::string checkpoint;
+  const std::string& named() const { return checkpoint.empty() ? run_dir : checkpoint; }  // what --init-from said
 };
 FineTuningSource fine_tuning_source(const std::string& init_from);
 
@@ -30,7 +31,7 @@ FineTuningSource fine_tuning_source(const std::string& init_from);
 // Keys of those sections that NEW.json gives with other values than the run
 // are a UsageError naming each (dropout may change: it is no part of the
 // shape).
-nlohmann::json fine_tuning_config(const nlohmann::json& wanted, const std::string& init_from);
+nlohmann::json fine_tuning_config(const nlohmann::json& wanted, const FineTuningSource& source);
 
 struct FineTuningStart {
   storage::Checkpoint checkpoint;  // the weights (with keep_optimizer: all of it)
@@ -40,6 +41,6 @@ struct FineTuningStart {
 // The checkpoint --init-from names, else the run's checkpoint that the
 // translator would load (best.pt or average.pt by their scores), or last.pt
 // with keep_optimizer. A missing or damaged file is a DataError naming it.
-FineTuningStart read_fine_tuning_start(const std::string& init_from, bool keep_optimizer);
+FineTuningStart read_fine_tuning_start(const FineTuningSource& source, bool keep_optimizer);
 
 }  // namespace nmt::train

@@ -23,6 +23,7 @@
 #include "storage/length_profile.h"
 #include "storage/model_dir.h"
 #include "train/checkpoint_manager.h"
+#include "train/fine_tuning.h"
 #include "train/interval_stats.h"
 #include "train/lr_schedule.h"
 #include "train/metrics_log.h"
@@ -149,6 +150,7 @@ class Trainer {
   Config config_;
   TrainerOptions options_;
   storage::ModelDirPaths paths_;
+  FineTuningSource init_source_;  // where --init-from points; empty without it
   RunSchedule schedule_;  // when to log, validate, checkpoint and stop
   std::shared_ptr<spdlog::logger> log_;
   torch::Device device_{torch::kCPU};

@@ -46,7 +46,7 @@ Config resolve_config(const TrainerOptions& options) {
     if (!options.init_state_dict.empty()) {
       throw UsageError("--init-from and --init-state-dict both give starting weights; use one of them.");
     }
-    j = fine_tuning_config(j, options.init_from);
+    j = fine_tuning_config(j, fine_tuning_source(options.init_from));
   } else if (options.init_keep_optimizer) {
     throw UsageError("--init-keep-optimizer goes with --init-from RUN_DIR.");
   }
@@ -63,7 +63,11 @@ TrainResult run_training(const TrainerOptions& options) {
 }
 
 Trainer::Trainer(Config config, TrainerOptions options)
-    : config_(std::move(config)), options_(std::move(options)), paths_(options_.out_dir), schedule_(config_) {}
+    : config_(std::move(config)),
+      options_(std::move(options)),
+      paths_(options_.out_dir),
+      init_source_(options_.init_from.empty() ? FineTuningSource{} : fine_tuning_source(options_.init_from)),
+      schedule_(config_) {}
 
 // Before joining a job: NCCL joins only where the model trains on CUDA.
 void Trainer::choose_device() { device_ = device_for(config_.train.device); }
@@ -158,7 +162,7 @@ void Trainer::prepare_data() {
   prepare_in_turn([&] {
     vocabs_ = options_.init_from.empty()
                   ? vocab::prepare_vocabularies(config_, paths_.root)
-                  : vocab::adopt_vocabularies(fine_tuning_source(options_.init_from).run_dir, paths_.root);
+                  : vocab::adopt_vocabularies(init_source_.run_dir, paths_.root);
     config_.model.enc_voc_size = vocabs_.src->size();
     config_.model.dec_voc_size = vocabs_.tgt->size();
     config_.model.src_pad_idx = vocabs_.src->pad_id();
@@ -234,15 +238,14 @@ void Trainer::build_model() {
 // its weights (and, when kept, its optimizer and step).
 void Trainer::start_from_run() {
   if (options_.init_from.empty() || !writer()) return;
-  const FineTuningStart start = read_fine_tuning_start(options_.init_from, options_.init_keep_optimizer);
+  const FineTuningStart start = read_fine_tuning_start(init_source_, options_.init_keep_optimizer);
   storage::load_state_dict(*model_, start.checkpoint.weights, start.path);
   if (options_.init_keep_optimizer) {
     storage::load_optimizer_bytes(*optimizer_, start.checkpoint.optimizer, start.path);
     lr_schedule_->restore(start.checkpoint.state.at("schedule"));
     state_.step = start.checkpoint.step();
   }
-  log_->info("fine-tuning the run {}: weights from {} ({}), {}", fine_tuning_source(options_.init_from).run_dir,
-             start.path, start.why,
+  log_->info("fine-tuning the run {}: weights from {} ({}), {}", init_source_.run_dir, start.path, start.why,
              options_.init_keep_optimizer ? fmt::format("its optimizer and schedule at step {}", state_.step)
                                           : std::string("a fresh optimizer and schedule"));
 }
