@@ -8,6 +8,7 @@
 #include "kernels/residual_norm.h"
 #include "kernels/scratch.h"
 #include "kernels/step_attention.h"
+#include "kernels/step_team.h"
 
 namespace nmt::kernels {
 
@@ -22,18 +23,31 @@ torch::Tensor DecoderStep::log_probs(const DecoderStepWeights& w, const int64_t*
               w.max_positions);
   for (auto* buffer : {&x_, &h_, &attended_, &sub_}) grow_to(*buffer, rows * d);
   grow_to(qkv_, rows * 3 * d);
-  embed(w, ids, id_stride, rows, position);
   const torch::Tensor& valid = valid_mask(src_mask);
+  auto out = torch::empty({rows, w.vocab}, torch::kFloat);
+  // One parallel region for the whole step where every product is a step
+  // kernel of ours (kernels/step_team.h), else one a product as before.
+  const auto step = [&] { run(w, ids, id_stride, rows, valid, cache, out); };
+  if (w.output->runs_step_kernel(rows)) {
+    with_step_team(step);
+  } else {
+    step();
+  }
+  return out;
+}
+
+void DecoderStep::run(const DecoderStepWeights& w, const int64_t* ids, int64_t id_stride, int64_t rows,
+                      const torch::Tensor& valid, DecoderCache& cache, torch::Tensor& out) {
+  const int64_t d = w.d_model;
+  embed(w, ids, id_stride, rows, cache.length());
   for (size_t l = 0; l < w.layers.size(); ++l) run_layer(w, w.layers[l], valid, rows, cache.layers[l]);
   const float* last = x_.data();
   if (w.pre_norm) {
     layer_norm_rows(x_.data(), nullptr, rows, d, w.final_norm.gamma, w.final_norm.beta, w.final_norm.eps, h_.data());
     last = h_.data();
   }
-  auto out = torch::empty({rows, w.vocab}, torch::kFloat);
   w.output->forward_rows(last, rows, out.data_ptr<float>());
   log_softmax_rows_(out);
-  return out;
 }
 
 const torch::Tensor& DecoderStep::valid_mask(const torch::Tensor& src_mask) {

@@ -66,6 +66,9 @@ class DecoderStep {
                           const torch::Tensor& src_mask, DecoderCache& cache);
 
  private:
+  // log_probs's work, the log-probabilities into out [rows, vocab].
+  void run(const DecoderStepWeights& w, const int64_t* ids, int64_t id_stride, int64_t rows, const torch::Tensor& valid,
+           DecoderCache& cache, torch::Tensor& out);
   // One layer on x_, its caches grown by the step; valid: the source mask as
   // contiguous bools [memory rows, src_len], or undefined.
   void run_layer(const DecoderStepWeights& w, const DecoderStepLayer& layer, const torch::Tensor& valid, int64_t rows,

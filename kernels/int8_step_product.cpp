@@ -7,6 +7,8 @@
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
+#include "kernels/step_team.h"
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define NMT_INT8_VNNI 1
@@ -161,7 +163,7 @@ void Int8StepWeights::sums(const uint8_t* shifted, int64_t rows, int32_t* sums) 
   // (~1 ns each): a task of under ~16 us is not worth waking a thread for.
   const int64_t block_cost = padded_in_ / kVnniQuad * std::max<int64_t>(rows, 4);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / block_cost);
-  at::parallel_for(0, blocks_, grain, [&](int64_t first, int64_t last) {
+  parallel_range(0, blocks_, grain, [&](int64_t first, int64_t last) {
     vnni_sum_blocks(shifted, rows, padded_in_, packed_.get(), offsets_.get(), out_, first, last, sums);
   });
 #endif

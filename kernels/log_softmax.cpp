@@ -7,6 +7,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "kernels/step_team.h"
 #include "kernels/vector_exp.h"
 #include "kernels/vector_lanes.h"
 
@@ -107,7 +108,7 @@ void log_softmax_rows_(torch::Tensor& scores, VectorIsa isa) {
   void (*row)(float*, int64_t) = isa == VectorIsa::kAvx512 ? log_softmax_row_avx512
                                  : isa == VectorIsa::kAvx2  ? log_softmax_row_avx2
                                                             : log_softmax_row_scalar;
-  at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+  parallel_range(0, rows, grain, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) row(data + r * columns, columns);
   });
 }

@@ -339,6 +339,11 @@ void PackedLinear::forward_rows(const float* x, int64_t rows, float* out, bool r
   }
 }
 
+bool PackedLinear::runs_step_kernel(int64_t rows) const {
+  const State& s = *state_;
+  return s.dtype == torch::kChar ? s.int8_step && rows <= kInt8StepRows : s.step_weights && rows <= kStepRows;
+}
+
 void PackedLinear::run_onednn(const void* src, int64_t rows, bool relu, void* dst) const {
   const auto c = call_for(rows, relu);  // this thread's own: its handles are set here alone
   c->src.set_data_handle(const_cast<void*>(src));
@@ -386,6 +391,7 @@ PackedLinear::~PackedLinear() = default;
 torch::Tensor PackedLinear::forward(const torch::Tensor&, bool) const { return {}; }
 void PackedLinear::forward_rows(const float*, int64_t, float*, bool) const {}
 c10::ScalarType PackedLinear::dtype() const { return torch::kFloat; }
+bool PackedLinear::runs_step_kernel(int64_t) const { return false; }
 int64_t PackedLinear::in_features() const { return 0; }
 int64_t PackedLinear::out_features() const { return 0; }
 

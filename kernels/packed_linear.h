@@ -50,6 +50,10 @@ class PackedLinear {
   void forward_rows(const float* x, int64_t rows, float* out, bool relu = false) const;
   // bf16, fp32 or kChar (int8).
   c10::ScalarType dtype() const;
+  // Whether forward_rows of `rows` rows runs this library's own step
+  // kernels (kernels/step_product.h, kernels/int8_step_product.h) rather
+  // than oneDNN's product, which a step team would leave on one thread.
+  bool runs_step_kernel(int64_t rows) const;
 
   int64_t in_features() const;
   int64_t out_features() const;

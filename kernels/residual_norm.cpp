@@ -8,6 +8,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "kernels/step_team.h"
 #include "kernels/vector_lanes.h"
 
 namespace nmt::kernels {
@@ -89,7 +90,7 @@ torch::Tensor add_residual(const torch::Tensor& x, const torch::Tensor& y) {
   auto out = torch::empty(x.sizes(), x.options());
   const float* xp = x.data_ptr<float>();
   float* op = out.data_ptr<float>();
-  at::parallel_for(0, x.numel(), 16384, [&](int64_t begin, int64_t end) {
+  parallel_range(0, x.numel(), 16384, [&](int64_t begin, int64_t end) {
     if (y.scalar_type() == torch::kFloat) {
       add_values_fp32(xp, y.data_ptr<float>(), begin, end, op);
     } else {
@@ -124,7 +125,7 @@ torch::Tensor layer_norm_of_sum(const torch::Tensor& a, const torch::Tensor& b, 
   if (rows == 0) return out;
   const float e = static_cast<float>(eps);
   const int64_t grain = std::max<int64_t>(1, 16384 / d);  // a thread takes ~16k values or more
-  at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+  parallel_range(0, rows, grain, [&](int64_t begin, int64_t end) {
     if (ac.scalar_type() == torch::kFloat) {
       norm_rows_fp32(ac.data_ptr<float>(), bp, gc.data_ptr<float>(), betac.data_ptr<float>(), e, d, begin, end,
                      out.data_ptr<float>());

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "kernels/scratch.h"
+#include "kernels/step_team.h"
 #include "kernels/vector_exp.h"
 #include "kernels/vector_lanes.h"
 
@@ -255,7 +256,7 @@ void run(const Task<Element>& t, void (*attend)(const Task<Element>&, int64_t, i
   const int64_t length = t.memory->length, width = t.heads * t.d_head;
   // Enough rows per task that a task outweighs waking a thread.
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, 2 * length * width));
-  at::parallel_for(0, t.rows, grain, [&](int64_t begin, int64_t end) {
+  parallel_range(0, t.rows, grain, [&](int64_t begin, int64_t end) {
     attend(t, begin, end, RowScratch::of_this_thread(t.heads, t.d_head, length));
   });
 }

@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
+#include "kernels/step_team.h"
 #include "kernels/vector_lanes.h"
 
 namespace nmt::kernels {
@@ -40,24 +41,31 @@ NMT_INLINE void finish_vector(const Lanes (&sums)[R][kBlockVectors], int v, cons
 }
 
 // Which weights a group of rows asks the cache for while it computes (see
-// product_blocks).
+// product_block).
 enum class Prefetch { kThisBlock, kNextBlock, kNone };
 
 // Block b of the outputs of R rows (a group of the rows): the block's
-// weights read once, input by input, for every row of the group.
+// weights read once, input by input, for every row of the group. `next` is
+// the block this thread takes after this one (null: none): kThisBlock asks
+// for the weights kAhead inputs ahead, running on into next's first inputs
+// near the block's end; kNextBlock asks for next's weights input by input.
 template <int R>
 NMT_INLINE void group_block(const float* x, const PackedFp32Weights& w, const float* bias, bool relu, float* out,
-                            int64_t b, Prefetch prefetch) {
+                            int64_t b, const float* next, Prefetch prefetch) {
   const int64_t in = w.in;
-  const int64_t block_floats = w.padded_in * kOutputBlock;
-  const float* block = w.data + b * block_floats;
+  const float* block = w.data + b * w.padded_in * kOutputBlock;
   Lanes sums[R][kBlockVectors] = {};
   for (int64_t k = 0; k < in; ++k) {
     const float* weights_k = block + k * kOutputBlock;
     if (prefetch == Prefetch::kThisBlock) {
-      for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(weights_k + kAhead * kOutputBlock + v * kLanes);
-    } else if (prefetch == Prefetch::kNextBlock) {
-      for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(weights_k + block_floats + v * kLanes, 0, 2);
+      const float* ahead = k + kAhead < in ? weights_k + kAhead * kOutputBlock
+                           : next          ? next + (k + kAhead - in) * kOutputBlock
+                                           : nullptr;
+      if (ahead) {
+        for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(ahead + v * kLanes);
+      }
+    } else if (prefetch == Prefetch::kNextBlock && next) {
+      for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(next + k * kOutputBlock + v * kLanes, 0, 2);
     }
     Lanes weights[kBlockVectors];
     for (int v = 0; v < kBlockVectors; ++v) weights[v] = load(weights_k + v * kLanes);
@@ -80,30 +88,38 @@ NMT_INLINE void group_block(const float* x, const PackedFp32Weights& w, const fl
 // group_block for a group of `rows` (1 to R) rows.
 template <int R>
 NMT_INLINE void group_of(int64_t rows, const float* x, const PackedFp32Weights& w, const float* bias, bool relu,
-                         float* out, int64_t b, Prefetch prefetch) {
+                         float* out, int64_t b, const float* next, Prefetch prefetch) {
   if constexpr (R > 1) {
-    if (rows < R) return group_of<R - 1>(rows, x, w, bias, relu, out, b, prefetch);
+    if (rows < R) return group_of<R - 1>(rows, x, w, bias, relu, out, b, next, prefetch);
   }
-  group_block<R>(x, w, bias, relu, out, b, prefetch);
+  group_block<R>(x, w, bias, relu, out, b, next, prefetch);
 }
 
-// Blocks [first, last) of the outputs of all rows, block by block, the rows
-// in groups of at most kGroupRows, as even as they come. The first group of
-// a block reads its weights from memory: it asks for them kAhead inputs
-// ahead. The second reads them from the cache and asks for the next block's
-// meanwhile, into the L2 cache (a block of 256 inputs is 64 KiB), so that
-// the next block's first group finds them there; the others ask for nothing.
-NMT_VECTOR_CLONES void product_blocks(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias,
-                                      bool relu, float* out, int64_t first, int64_t last) {
+// Block b of the outputs of all rows, the rows in groups of at most
+// kGroupRows, as even as they come. The first group reads the block's
+// weights from memory: it asks for them kAhead inputs ahead. The second
+// reads them from the cache and asks for the next block's meanwhile, into
+// the L2 cache (a block of 256 inputs is 64 KiB), so that the next block's
+// first group finds them there; the others ask for nothing.
+NMT_VECTOR_CLONES void product_block(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias,
+                                     bool relu, float* out, int64_t b, const float* next) {
   const int64_t groups = (rows + kGroupRows - 1) / kGroupRows;
+  int64_t row = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t n = rows / groups + (g < rows % groups ? 1 : 0);
+    const Prefetch prefetch = g == 0 ? Prefetch::kThisBlock : g == 1 ? Prefetch::kNextBlock : Prefetch::kNone;
+    group_of<kGroupRows>(n, x + row * w.in, w, bias, relu, out + row * w.out, b, next, prefetch);
+    row += n;
+  }
+}
+
+// Blocks [first, last) of the outputs of all rows, one after another, each
+// asking for the next one's weights.
+void product_blocks(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias, bool relu,
+                    float* out, int64_t first, int64_t last) {
+  const int64_t block_floats = w.padded_in * kOutputBlock;
   for (int64_t b = first; b < last; ++b) {
-    int64_t row = 0;
-    for (int64_t g = 0; g < groups; ++g) {
-      const int64_t n = rows / groups + (g < rows % groups ? 1 : 0);
-      const Prefetch prefetch = g == 0 ? Prefetch::kThisBlock : g == 1 ? Prefetch::kNextBlock : Prefetch::kNone;
-      group_of<kGroupRows>(n, x + row * w.in, w, bias, relu, out + row * w.out, b, prefetch);
-      row += n;
-    }
+    product_block(x, rows, w, bias, relu, out, b, b + 1 < last ? w.data + (b + 1) * block_floats : nullptr);
   }
 }
 
@@ -115,15 +131,15 @@ void step_product(const float* x, int64_t rows, const PackedFp32Weights& weights
   TORCH_CHECK(weights.padded_in >= weights.in && weights.padded_in % 16 == 0, "step_product: ", weights.in,
               " inputs padded to ", weights.padded_in);
   const int64_t blocks = (weights.out + kOutputBlock - 1) / kOutputBlock;
-  // Every block may go to its own thread, even at one row: ATen splits the
-  // range the same way at every call, so each thread reads the same blocks
+  // Every block may go to its own thread, even at one row: the blocks are
+  // split the same way at every call, so each thread mostly reads the same blocks
   // of every product at every step and they stay in its own L2 cache (the
   // sample model's fp32 step, 3.3 MB, streams from L3 on one core; halved,
   // it fits two cores' 2 MB L2s). Greedy batch 1 on two threads, the sample
   // model in fp32 (2-core Intel Xeon with AMX): 4,480 target tokens/s
   // against 3,460 when products under ~16 us of streaming stayed on one
   // thread. Each block's sums are the same bits however the blocks are split.
-  at::parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
+  parallel_range(0, blocks, 1, [&](int64_t first, int64_t last) {
     product_blocks(x, rows, weights, bias, relu, out, first, last);
   });
 }

@@ -112,8 +112,14 @@ void init_weights_like_reference(TransformerImpl& model) {
 }
 
 torch::Device device_of(const TransformerImpl& model) {
-  const auto params = model.parameters();
-  return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
+  // The target embedding's table moves with every other parameter. Read
+  // directly: listing the parameters (recursive, with their names) cost
+  // ~2% of greedy batch-1 decoding of the sample model, once a sentence.
+  if (model.decoder && model.decoder->emb && model.decoder->emb->tok_emb &&
+      model.decoder->emb->tok_emb->weight.defined()) {
+    return model.decoder->emb->tok_emb->weight.device();
+  }
+  return torch::Device(torch::kCPU);
 }
 
 }  // namespace nmt::model

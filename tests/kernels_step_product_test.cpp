@@ -10,6 +10,7 @@
 
 #include "kernels/packed_linear.h"
 #include "kernels/step_product.h"
+#include "kernels/step_team.h"
 #include "tests/test_support.h"
 #include "util/threads.h"
 
@@ -71,7 +72,8 @@ TEST(StepProduct, MatchesThePlainProductOnItsLayout) {
 }
 
 // Every block may go to its own thread, even at one row (step_product):
-// each output's sum does not depend on how the blocks were split.
+// each output's sum does not depend on how the blocks were split, nor on
+// which thread of a step team took them.
 TEST(StepProduct, GivesTheSameBitsOnOneThreadAndOnTwo) {
   torch::manual_seed(23);
   const int64_t in = 128, out = 1000;  // the sample model's output projection: 16 blocks
@@ -88,7 +90,12 @@ TEST(StepProduct, GivesTheSameBitsOnOneThreadAndOnTwo) {
       got.push_back(torch::empty({rows, out}));
       step_product(x.data_ptr<float>(), rows, weights, b.data_ptr<float>(), false, got.back().data_ptr<float>());
     }
+    // Two threads in a step team (kernels/step_team.h), as a fused step runs.
+    got.push_back(torch::empty({rows, out}));
+    with_step_team(
+        [&] { step_product(x.data_ptr<float>(), rows, weights, b.data_ptr<float>(), false, got.back().data_ptr<float>()); });
     EXPECT_TRUE(torch::equal(got[0], got[1])) << rows << " rows";
+    EXPECT_TRUE(torch::equal(got[0], got[2])) << rows << " rows, in a step team";
   }
 }
 
