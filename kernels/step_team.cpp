@@ -1,5 +1,7 @@
 #include "kernels/step_team.h"
 
+#include <sched.h>
+
 #include <atomic>
 #include <exception>
 
@@ -10,10 +12,15 @@
 namespace nmt::kernels::detail {
 namespace {
 
-inline void relax() {
+// One turn of a wait loop: a pause, and every 256th time (~10 us here)
+// the core handed to any other thread that wants it: where more threads run
+// than there are cores (two models' steps at once in a server), a helper
+// spinning must not keep a preempted caller, or helper, off its core.
+inline void relax(int& turns) {
 #if defined(__x86_64__)
   _mm_pause();
 #endif
+  if (++turns % 256 == 0) sched_yield();
 }
 
 // One call's parts, handed out from both ends. The state word holds the
@@ -36,7 +43,8 @@ class Team {
     call_number_ = (call_number_ + 1) & 0xffffffffu;
     state_.store(call_number_ << 32, std::memory_order_release);  // publishes the call
     work(call_number_, false);
-    while (done_.load(std::memory_order_acquire) < parts) relax();
+    int turns = 0;
+    while (done_.load(std::memory_order_acquire) < parts) relax(turns);
   }
 
   // On each helper's thread, until stop().
@@ -44,9 +52,10 @@ class Team {
     uint64_t seen = 0;
     for (;;) {
       uint64_t number;
+      int turns = 0;
       while ((number = state_.load(std::memory_order_acquire) >> 32) == seen) {
         if (stopped_.load(std::memory_order_relaxed)) return;
-        relax();
+        relax(turns);
       }
       seen = number;
       work(number, true);

@@ -4,20 +4,21 @@
 // A greedy batch-1 step of a small model is ~20 products of a few
 // microseconds each. Run through at::parallel_for, each product was an
 // OpenMP parallel region: the caller woke the team, and both threads met at
-// the region's end. With the sample model in fp32 on two threads, that took
-// about a quarter of the calling thread's time (perf, the 2-core Intel Xeon
-// with AMX), and the second thread, arriving late, did a third of the
-// products' work instead of half.
+// the region's end. With the sample model in fp32 on two threads (perf, the
+// 2-core Intel Xeon with AMX) the calling thread spent about a sixth of its
+// time in that fork and join, the other thread more than half of its own
+// waiting in it (docs/performance.md, "One parallel region a step").
 //
 // with_step_team(body) opens one parallel region around body: the calling
-// thread runs body while the region's other threads wait, spinning, for the
-// parts of the work body splits (parallel_range), which each takes through
-// one compare-and-swap. The caller takes parts from the first, the helpers
-// from the last, so that at every call the same thread mostly computes the
-// same part (the same weights, which stay in its cache) and a helper that
-// arrives late leaves its part to the caller instead of making it wait.
-// Outside such a body parallel_range is at::parallel_for. Parts must not
-// throw; body may (rethrown once the region has closed).
+// thread runs body while the region's other threads wait, spinning (and
+// giving their core to any other thread that wants it every ~10 us), for
+// the parts of the work body splits (parallel_range), which each takes
+// through one compare-and-swap. The caller takes parts from the first, the
+// helpers from the last, so that at every call the same thread mostly
+// computes the same part (the same weights, which stay in its cache) and a
+// helper that arrives late leaves its part to the caller instead of making
+// it wait. Outside such a body parallel_range is at::parallel_for. Parts
+// must not throw; body may (rethrown once the region has closed).
 //
 // Inside body the caller is in a parallel region: ATen's own operators and
 // oneDNN run on one thread there. Bodies are the fused decoding step, whose
