@@ -6,6 +6,7 @@
 
 #include <ATen/Parallel.h>
 
+#include "kernels/step_team.h"
 #include "kernels/vector_lanes.h"
 
 namespace nmt::kernels {
@@ -83,7 +84,7 @@ void dequantize_rows(const int32_t* sums, int64_t rows, int64_t n, const float* 
   if (rows * n < kQuantParallelValues) {
     run(0, rows);
   } else {
-    at::parallel_for(0, rows, std::max<int64_t>(1, kQuantParallelValues / std::max<int64_t>(n, 1)), run);
+    parallel_range(0, rows, std::max<int64_t>(1, kQuantParallelValues / std::max<int64_t>(n, 1)), run);
   }
 }
 

@@ -24,10 +24,17 @@ inline void relax(int& turns) {
 }
 
 // One call's parts, handed out from both ends. The state word holds the
-// call's number (upper 32 bits) and the parts taken from the front and from
-// the back (16 bits each): a compare-and-swap on it takes a part of this
-// call only, so a helper still leaving the last call cannot take one of the
-// next.
+// call's number (upper 32 bits), its number of parts (10 bits) and the parts
+// taken from the front and from the back (11 bits each): a compare-and-swap
+// on it takes a part of this call only, counted against this call's parts,
+// so a helper still leaving the last call cannot take one of the next (with
+// the count in a word of its own, such a helper could read the next call's
+// count against the last call's word and take a part of the next twice).
+constexpr int kCountBits = 11;
+constexpr uint64_t kCountMask = (uint64_t{1} << kCountBits) - 1;
+constexpr int kPartsShift = 2 * kCountBits;
+constexpr uint64_t kPartsMask = (uint64_t{1} << 10) - 1;
+
 class Team {
  public:
   explicit Team(int64_t threads) : threads_(threads) {}
@@ -38,10 +45,10 @@ class Team {
   void run(int64_t parts, Call call, const void* context) {
     call_ = call;
     context_ = context;
-    parts_.store(parts, std::memory_order_relaxed);
     done_.store(0, std::memory_order_relaxed);
     call_number_ = (call_number_ + 1) & 0xffffffffu;
-    state_.store(call_number_ << 32, std::memory_order_release);  // publishes the call
+    // Publishes the call.
+    state_.store(call_number_ << 32 | static_cast<uint64_t>(parts) << kPartsShift, std::memory_order_release);
     work(call_number_, false);
     int turns = 0;
     while (done_.load(std::memory_order_acquire) < parts) relax(turns);
@@ -76,13 +83,14 @@ class Team {
   }
 
   int64_t take(uint64_t number, bool from_back) {
-    const int64_t parts = parts_.load(std::memory_order_relaxed);
     uint64_t state = state_.load(std::memory_order_acquire);
     for (;;) {
       if (state >> 32 != number) return -1;  // a later call: this one is over
-      const int64_t front = static_cast<int64_t>(state >> 16 & 0xffff), back = static_cast<int64_t>(state & 0xffff);
+      const int64_t parts = static_cast<int64_t>(state >> kPartsShift & kPartsMask);
+      const int64_t front = static_cast<int64_t>(state >> kCountBits & kCountMask);
+      const int64_t back = static_cast<int64_t>(state & kCountMask);
       if (front + back >= parts) return -1;
-      const uint64_t taken = state + (from_back ? 1 : uint64_t{1} << 16);
+      const uint64_t taken = state + (from_back ? 1 : uint64_t{1} << kCountBits);
       if (state_.compare_exchange_weak(state, taken, std::memory_order_acq_rel, std::memory_order_acquire)) {
         return from_back ? parts - 1 - back : front;
       }
@@ -93,7 +101,6 @@ class Team {
   Call call_ = nullptr;
   const void* context_ = nullptr;
   uint64_t call_number_ = 0;  // the caller's alone
-  std::atomic<int64_t> parts_{0};
   std::atomic<bool> stopped_{false};
   alignas(64) std::atomic<uint64_t> state_{0};
   alignas(64) std::atomic<int64_t> done_{0};
@@ -106,7 +113,7 @@ thread_local Team* current = nullptr;  // the team whose body this thread runs
 int64_t team_threads() { return current ? current->threads() : 0; }
 
 void run_on_team(int64_t parts, Call call, const void* context) {
-  if (parts > 0xffff) {  // more than the state word counts: on this thread
+  if (parts > static_cast<int64_t>(kPartsMask)) {  // more than the state word counts: on this thread
     for (int64_t p = 0; p < parts; ++p) call(context, p);
     return;
   }
