@@ -4,8 +4,6 @@
 #include <cmath>
 #include <cstring>
 
-#include <ATen/Parallel.h>
-
 #include "kernels/step_team.h"
 #include "kernels/vector_lanes.h"
 

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
 #include "kernels/step_team.h"

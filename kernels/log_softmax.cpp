@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include "kernels/step_team.h"

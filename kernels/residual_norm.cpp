@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include "kernels/step_team.h"

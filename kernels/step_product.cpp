@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
 #include "kernels/step_team.h"

@@ -120,10 +120,10 @@ void run_on_team(int64_t parts, Call call, const void* context) {
   current->run(parts, call, context);
 }
 
-void with_team(Call body, const void* context) {
+void with_team(Body body, const void* context) {
   const int64_t threads = at::get_num_threads();
   if (threads <= 1 || current || at::in_parallel_region()) {
-    body(context, 0);
+    body(context);
     return;
   }
   Team team(threads);
@@ -135,7 +135,7 @@ void with_team(Call body, const void* context) {
     }
     current = &team;
     try {
-      body(context, 0);
+      body(context);
     } catch (...) {
       error = std::current_exception();
     }

@@ -34,16 +34,17 @@ namespace nmt::kernels {
 
 namespace detail {
 using Call = void (*)(const void* context, int64_t part);
+using Body = void (*)(const void* context);
 // The threads of the team running on this thread (0: none runs).
 int64_t team_threads();
 // Runs call(context, p) for every p in [0, parts) on that team.
 void run_on_team(int64_t parts, Call call, const void* context);
-void with_team(Call body, const void* context);
+void with_team(Body body, const void* context);
 }  // namespace detail
 
 template <typename Body>
 void with_step_team(const Body& body) {
-  detail::with_team([](const void* context, int64_t) { (*static_cast<const Body*>(context))(); }, &body);
+  detail::with_team([](const void* context) { (*static_cast<const Body*>(context))(); }, &body);
 }
 
 // f(first, last) over [begin, end) in at::parallel_for's chunks (at least
