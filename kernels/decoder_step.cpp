@@ -11,23 +11,6 @@
 #include "kernels/step_team.h"
 
 namespace nmt::kernels {
-namespace {
-
-// Whether every product of the step runs a step kernel of ours at `rows`
-// rows (oneDNN's, where a layer's weights are not in the step kernels'
-// layout or rows are too many, would run on one thread in a step team).
-bool runs_step_kernels(const DecoderStepWeights& w, int64_t rows) {
-  if (!w.output->runs_step_kernel(rows)) return false;
-  for (const auto& l : w.layers) {
-    for (const auto* p : {&l.qkv, &l.self_out, &l.cross_q, &l.cross_out, &l.ffn1, &l.ffn2}) {
-      if (!*p || !(*p)->runs_step_kernel(rows)) return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 torch::Tensor DecoderStep::log_probs(const DecoderStepWeights& w, const int64_t* ids, int64_t id_stride, int64_t rows,
                                      const torch::Tensor& src_mask, DecoderCache& cache) {
   // ids [rows] -> [rows, vocab]
@@ -44,7 +27,7 @@ torch::Tensor DecoderStep::log_probs(const DecoderStepWeights& w, const int64_t*
   // One parallel region for the whole step where every product is a step
   // kernel of ours (kernels/step_team.h), else one a product as before.
   const auto step = [&] { run(w, ids, id_stride, rows, valid, cache, out); };
-  if (runs_step_kernels(w, rows)) {
+  if (rows <= w.team_rows) {
     with_step_team(step);
   } else {
     step();

@@ -50,6 +50,11 @@ struct DecoderStepWeights {
   std::vector<DecoderStepLayer> layers;
   StepNorm final_norm;  // pre-norm only
   std::shared_ptr<const PackedLinear> output;  // d_model -> vocab
+  // The most rows at which every product runs this library's kernels
+  // (PackedLinear::step_kernel_rows), so that a step of up to this many rows
+  // opens one parallel region (kernels/step_team.h) and one of more one a
+  // product: decided once, where the weights are gathered.
+  int64_t team_rows = 0;
   float masked_score = 0;  // the score hidden source positions get (the model's attention fills them so)
 };
 

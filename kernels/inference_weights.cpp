@@ -4,7 +4,6 @@
 #include <torch/torch.h>
 
 #include "util/precision.h"
-#include "util/threads.h"
 
 namespace nmt::kernels {
 namespace {
@@ -49,24 +48,10 @@ InferenceWeights::Choice InferenceWeights::choose(const std::vector<torch::Tenso
   const auto dtype = int8_products_active() && device.is_cpu() && PackedLinear::available(torch::kChar)
                          ? torch::kChar
                          : active_autocast_dtype(device).value_or(weights.front().scalar_type());
-  // OpenBLAS has no pool of its own to run on (decoding's thread plan, or a
-  // parallel batches' worker): oneDNN's product on packed weights, on ATen's
-  // pool, is the faster one in fp32.
-  const bool openblas_alone = blas_threads() <= 1;  // one thread, or not OpenBLAS
   // Batches may be decoded concurrently (decode/parallel_batches.h).
   std::lock_guard<std::mutex> lock(mutex_);
   refresh(weights, biases, dtype, device);
-  if (openblas_alone && !packed_ && weight_.scalar_type() == torch::kFloat && device.is_cpu() &&
-      PackedLinear::available(torch::kFloat)) {
-    packed_ = std::make_shared<const PackedLinear>(weight_, bias_, torch::kFloat);
-  }
-  // fp32 keeps both: oneDNN's product on packed weights when OpenBLAS has one
-  // thread; with OpenBLAS's pool (training's fp32 thread plan, whose
-  // validation decodes too, gives ATen's, and so oneDNN's, half the cores)
-  // OpenBLAS's (docs/performance.md).
-  Choice c{weight_, bias_, nullptr};
-  if (packed_ && (!weight_.defined() || openblas_alone)) c.packed = packed_;
-  return c;
+  return Choice{weight_, bias_, packed_};
 }
 
 void InferenceWeights::release() {
@@ -95,9 +80,10 @@ void InferenceWeights::refresh(const std::vector<torch::Tensor>& weights, const 
   }
   weight_ = bias_ = torch::Tensor();
   packed_.reset();
-  if ((dtype == c10::ScalarType::BFloat16 || dtype == c10::ScalarType::Char) && device.is_cpu() &&
-      PackedLinear::available(dtype)) {
-    // bf16 or int8 on the CPU: oneDNN's product on weights packed once (kernels/packed_linear.h).
+  if (device.is_cpu() && PackedLinear::available(dtype)) {
+    // On the CPU: weights packed once (kernels/packed_linear.h), for oneDNN's
+    // bf16 and int8 products and for fp32's own, whose rows' bits do not
+    // depend on their batch.
     packed_ = std::make_shared<const PackedLinear>(stacked(weights), stacked(biases), dtype);
   } else {
     // A single fp32 parameter is used as it is (no copy); casts and stacks are made once.

@@ -25,7 +25,7 @@ class InferenceWeights {
   // is dropped (a validation's packed weights, stale after the next step,
   // would stay in memory through the training that follows). Without: the
   // weights in autocast's dtype (bf16 on the CPU: packed for oneDNN; fp32 on
-  // the CPU: packed too for callers on one thread), or quantized to int8 and
+  // the CPU: packed for kernels/step_product.h), or quantized to int8 and
   // packed inside an int8 PrecisionScope (util/precision.h), rebuilt only
   // when a parameter's data, version or that dtype changes.
   // Thread-safe.
@@ -53,10 +53,8 @@ class InferenceWeights {
                c10::ScalarType dtype, const c10::Device& device);
 
   std::mutex mutex_;  // guards what follows
-  torch::Tensor weight_, bias_;  // ATen's product (fp32, or bf16 off the CPU)
-  // oneDNN's on packed weights: bf16 on the CPU; fp32 on the CPU as well,
-  // built on the first call from a thread running alone (its faster case).
-  std::shared_ptr<const PackedLinear> packed_;
+  torch::Tensor weight_, bias_;  // ATen's product: off the CPU (or where nothing is packed)
+  std::shared_ptr<const PackedLinear> packed_;  // on the CPU: fp32, bf16 and int8
   std::vector<std::pair<const void*, uint32_t>> sources_;  // data and version of each parameter
   c10::ScalarType dtype_ = c10::ScalarType::Float;
   c10::Device device_ = c10::kCPU;

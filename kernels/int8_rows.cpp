@@ -20,7 +20,7 @@ typedef int8_t QuantByteLanes __attribute__((vector_size(kLanes * sizeof(int8_t)
 // before the addition, as in the scalar tail and in ATen.
 constexpr float kQuantRounder = 12582912.0f;
 
-NMT_VECTOR_CLONES void quantize_one_row(const float* x, int64_t n, int8_t* q, float* scale) {
+NMT_INLINE void quantize_one_row_body(const float* x, int64_t n, int8_t* q, float* scale) {
   Lanes most = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
@@ -44,9 +44,10 @@ NMT_VECTOR_CLONES void quantize_one_row(const float* x, int64_t n, int8_t* q, fl
   }
   for (; i < n; ++i) q[i] = static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * inverse), -127.0f, 127.0f));
 }
+NMT_VECTOR_DISPATCH(void, quantize_one_row, (const float* x, int64_t n, int8_t* q, float* scale), (x, n, q, scale))
 
-NMT_VECTOR_CLONES void dequantize_one_row(const int32_t* sums, int64_t n, float row_scale, const float* col_scales,
-                                          const float* bias, bool relu, float* out) {
+NMT_INLINE void dequantize_one_row_body(const int32_t* sums, int64_t n, float row_scale, const float* col_scales,
+                                        const float* bias, bool relu, float* out) {
   int64_t c = 0;
   for (; c + kLanes <= n; c += kLanes) {
     QuantIntLanes s;
@@ -62,6 +63,10 @@ NMT_VECTOR_CLONES void dequantize_one_row(const int32_t* sums, int64_t n, float 
     out[c] = relu ? std::max(y, 0.0f) : y;
   }
 }
+NMT_VECTOR_DISPATCH(void, dequantize_one_row,
+                    (const int32_t* sums, int64_t n, float row_scale, const float* col_scales, const float* bias,
+                     bool relu, float* out),
+                    (sums, n, row_scale, col_scales, bias, relu, out))
 
 // Below this many values a pass stays on the calling thread.
 constexpr int64_t kQuantParallelValues = 1 << 15;

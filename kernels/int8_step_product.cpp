@@ -7,6 +7,7 @@
 #include <c10/util/Exception.h>
 
 #include "kernels/step_team.h"
+#include "kernels/vector_isa.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -118,7 +119,7 @@ NMT_VNNI_TARGET void vnni_sum_blocks(const uint8_t* u, int64_t rows, int64_t pad
 bool Int8StepWeights::available() {
 #if NMT_INT8_VNNI
   static const bool vnni = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                           __builtin_cpu_supports("avx512vnni");
+                           __builtin_cpu_supports("avx512vnni") && cpu_vector_isa() == VectorIsa::kAvx512;
   return vnni;
 #else
   return false;

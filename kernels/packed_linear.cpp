@@ -5,9 +5,9 @@
 #ifdef NMT_WITH_ONEDNN
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -93,23 +93,6 @@ Int8Scratch& int8_scratch(int64_t rows, int64_t in, int64_t out) {
   return scratch;
 }
 
-// The packed fp32 weights as step_product reads them, where oneDNN chose
-// that layout (its choice on AVX-512 CPUs): blocks of 16 inputs x 64 outputs,
-// the inputs' blocks of an output block one after another.
-std::optional<PackedFp32Weights> step_product_view(const memory& weights, int64_t in, int64_t out) {
-  const dnnl_memory_desc_t& d = weights.get_desc().data;
-  const auto& b = d.format_desc.blocking;
-  const int64_t padded_in = d.padded_dims[0];
-  const bool expected = d.data_type == dnnl_f32 && d.format_kind == dnnl_blocked && d.ndims == 2 &&
-                        d.dims[0] == in && d.dims[1] == out && d.offset0 == 0 && d.extra.flags == 0 &&
-                        b.inner_nblks == 2 && b.inner_blks[0] == 16 && b.inner_idxs[0] == 0 &&
-                        b.inner_blks[1] == PackedFp32Weights::kBlock && b.inner_idxs[1] == 1 &&
-                        b.strides[0] == 16 * PackedFp32Weights::kBlock &&
-                        b.strides[1] == padded_in * PackedFp32Weights::kBlock;
-  if (!expected) return std::nullopt;
-  return PackedFp32Weights{static_cast<const float*>(weights.get_data_handle()), in, out, padded_in};
-}
-
 // The primitive for `rows` input rows; oneDNN sizes its work split by the
 // calling thread's OpenMP thread count, which is part of the key.
 struct Product {
@@ -156,8 +139,10 @@ struct PackedLinear::State {
   memory weights;             // packed [in, out]
   torch::Tensor bias;         // [1, out], or undefined
   torch::Tensor weight_scales;  // int8: [out] fp32, one per output (a row of the weight)
-  // fp32 in the layout step_product reads: a decoding step's products go there.
-  std::optional<PackedFp32Weights> step_weights;
+  // fp32: the weights in the layout step_product reads (pack_fp32_weights),
+  // which takes every fp32 product: oneDNN holds no fp32 weights.
+  torch::Tensor fp32_weights;
+  PackedFp32Weights step_weights;
   // int8 as the VNNI step product reads it (where the CPU has VNNI): a
   // decoding step's products of up to kInt8StepRows rows go there. A second
   // copy of the int8 weights beside oneDNN's (a quarter of the fp32 size).
@@ -221,6 +206,20 @@ bool PackedLinear::available(c10::ScalarType dtype) {
   return dtype == torch::kBFloat16 ? bf16 : dtype == torch::kFloat ? fp32 : dtype == torch::kChar && int8;
 }
 
+std::string PackedLinear::onednn_isa() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "SSE4.1";
+    case dnnl::cpu_isa::avx: return "AVX";
+    case dnnl::cpu_isa::avx2: return "AVX2";
+    case dnnl::cpu_isa::avx2_vnni: return "AVX2 with VNNI";
+    case dnnl::cpu_isa::avx512_core: return "AVX-512 core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "AVX-512 core with VNNI";
+    case dnnl::cpu_isa::avx512_core_bf16: return "AVX-512 core with bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "AVX-512 core with AMX";
+    default: return "other (oneDNN's code " + std::to_string(static_cast<int>(dnnl::get_effective_cpu_isa())) + ")";
+  }
+}
+
 PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bias, c10::ScalarType dtype)
     : state_(new State) {
   TORCH_CHECK(weight.dim() == 2, "a packed linear needs a 2-D weight [out, in], got ", weight.sizes());
@@ -234,6 +233,11 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
     TORCH_CHECK(bias.dim() == 1 && bias.size(0) == s.out, "bias ", bias.sizes(), " does not match weight ",
                 weight.sizes());
     s.bias = bias.detach().to(torch::kCPU, int8 ? torch::kFloat : dtype).contiguous().view({1, s.out});
+  }
+  if (dtype == torch::kFloat) {
+    s.fp32_weights = pack_fp32_weights(weight);
+    s.step_weights = packed_fp32_view(s.fp32_weights, s.in, s.out);
+    return;
   }
   // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
   torch::Tensor plain;
@@ -253,7 +257,6 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
   memory source(plain_desc, cpu_engine(), plain.data_ptr());
   dnnl::reorder(source, s.weights).execute(thread_stream(), source, s.weights);
   thread_stream().wait();
-  if (dtype == torch::kFloat) s.step_weights = step_product_view(s.weights, s.in, s.out);
   if (int8 && Int8StepWeights::available()) {
     s.int8_step = std::make_unique<const Int8StepWeights>(plain.data_ptr<int8_t>(), s.out, s.in);
   }
@@ -306,7 +309,7 @@ torch::Tensor PackedLinear::forward(const torch::Tensor& x, bool relu) const {
   const bool int8 = s.dtype == torch::kChar;
   torch::Tensor out = torch::empty(out_sizes, x.options().dtype(int8 ? torch::kFloat : s.dtype));
   if (rows == 0) return out;
-  if (int8 || (s.dtype == torch::kFloat && x.scalar_type() == torch::kFloat)) {
+  if (int8 || s.dtype == torch::kFloat) {
     const torch::Tensor input =  // a step's fp32 rows as they are, without even a no-op cast's dispatch
         x.scalar_type() == torch::kFloat && x.is_contiguous() ? x : x.to(torch::kFloat).contiguous();
     forward_rows(input.data_ptr<float>(), rows, out.data_ptr<float>(), relu);
@@ -332,16 +335,15 @@ void PackedLinear::forward_rows(const float* x, int64_t rows, float* out, bool r
   if (rows == 0) return;
   if (s.dtype == torch::kChar) {
     forward_int8(x, rows, relu, out);
-  } else if (s.step_weights && rows <= kStepRows) {
-    step_product(x, rows, *s.step_weights, s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out);
-  } else {
-    run_onednn(x, rows, relu, out);
+  } else {  // fp32: at any row count, so that a row's bits do not depend on its batch (kernels/step_product.h)
+    step_product(x, rows, s.step_weights, s.bias.defined() ? s.bias.data_ptr<float>() : nullptr, relu, out);
   }
 }
 
-bool PackedLinear::runs_step_kernel(int64_t rows) const {
+int64_t PackedLinear::step_kernel_rows() const {
   const State& s = *state_;
-  return s.dtype == torch::kChar ? s.int8_step && rows <= kInt8StepRows : s.step_weights && rows <= kStepRows;
+  if (s.dtype == torch::kFloat) return std::numeric_limits<int64_t>::max();
+  return s.dtype == torch::kChar && s.int8_step ? kInt8StepRows : 0;
 }
 
 void PackedLinear::run_onednn(const void* src, int64_t rows, bool relu, void* dst) const {
@@ -383,6 +385,7 @@ namespace nmt::kernels {
 struct PackedLinear::State {};
 
 bool PackedLinear::available(c10::ScalarType) { return false; }
+std::string PackedLinear::onednn_isa() { return "none (built without libdnnl-dev)"; }
 
 PackedLinear::PackedLinear(const torch::Tensor&, const torch::Tensor&, c10::ScalarType) {
   TORCH_CHECK(false, "this build has no oneDNN API (install libdnnl-dev and rebuild)");
@@ -391,7 +394,7 @@ PackedLinear::~PackedLinear() = default;
 torch::Tensor PackedLinear::forward(const torch::Tensor&, bool) const { return {}; }
 void PackedLinear::forward_rows(const float*, int64_t, float*, bool) const {}
 c10::ScalarType PackedLinear::dtype() const { return torch::kFloat; }
-bool PackedLinear::runs_step_kernel(int64_t) const { return false; }
+int64_t PackedLinear::step_kernel_rows() const { return 0; }
 int64_t PackedLinear::in_features() const { return 0; }
 int64_t PackedLinear::out_features() const { return 0; }
 

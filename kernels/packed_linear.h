@@ -5,10 +5,10 @@
 // them into that layout each time; for decoding's small products (4 to 128
 // rows) that copy costs as much as the product (oneDNN alone, packed vs plain
 // bf16 weights: 1.05-1.4x faster at 128 rows, 1.3-1.5x at 32, 3-4x at 4). In
-// fp32 it serves batches decoded on one thread, where it beats OpenBLAS's
-// addmm (docs/performance.md); products of up to 128 rows (a decoding step's) read
-// the packed weights with a kernel of ours (kernels/step_product.h) instead
-// of oneDNN's. In int8 (dtype kChar) the weights are quantized per
+// fp32 every product, at any row count, is a kernel of ours on weights it
+// packed itself (kernels/step_product.h), neither oneDNN's nor OpenBLAS's,
+// whose kernels and splits change with the row count: a row gives the same
+// bits in any batch and at any thread count. In int8 (dtype kChar) the weights are quantized per
 // output and each call's inputs per row (kernels/int8_rows.h), oneDNN sums
 // the int8 products in int32 (VNNI where the CPU has it; a decoding step's
 // up to 8 rows take a VNNI kernel of ours, kernels/int8_step_product.h), and
@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include <torch/types.h>
 
@@ -27,6 +28,9 @@ class PackedLinear {
   // CPU runs oneDNN's product in `dtype` (bf16 needs AVX-512; kChar: int8);
   // otherwise callers keep ATen's product.
   static bool available(c10::ScalarType dtype);
+  // The ISA oneDNN's kernels run with here ("AVX-512 core with VNNI", ...;
+  // capped by ONEDNN_MAX_CPU_ISA), or why there is none.
+  static std::string onednn_isa();
 
   // weight [out, in] and bias [out] (undefined: none) in any floating dtype;
   // they are copied (as `dtype`: bf16, fp32, or kChar: int8 weights and an
@@ -50,10 +54,11 @@ class PackedLinear {
   void forward_rows(const float* x, int64_t rows, float* out, bool relu = false) const;
   // bf16, fp32 or kChar (int8).
   c10::ScalarType dtype() const;
-  // Whether forward_rows of `rows` rows runs this library's own step
-  // kernels (kernels/step_product.h, kernels/int8_step_product.h) rather
-  // than oneDNN's product, which a step team would leave on one thread.
-  bool runs_step_kernel(int64_t rows) const;
+  // The most rows forward_rows runs on this library's own kernels
+  // (kernels/step_product.h: fp32, any number; kernels/int8_step_product.h:
+  // int8 up to kInt8StepRows where the CPU has VNNI, else none) rather than
+  // oneDNN's product, which a step team would leave on one thread.
+  int64_t step_kernel_rows() const;
 
   int64_t in_features() const;
   int64_t out_features() const;

@@ -47,15 +47,23 @@ NMT_INLINE void norm_rows(const A* a, const float* b, const float* gamma, const 
   }
 }
 
-NMT_VECTOR_CLONES void norm_rows_fp32(const float* a, const float* b, const float* gamma, const float* beta, float eps,
-                                      int64_t d, int64_t begin, int64_t end, float* out) {
+NMT_INLINE void norm_rows_fp32_body(const float* a, const float* b, const float* gamma, const float* beta, float eps,
+                                    int64_t d, int64_t begin, int64_t end, float* out) {
   norm_rows(a, b, gamma, beta, eps, d, begin, end, out);
 }
+NMT_VECTOR_DISPATCH(void, norm_rows_fp32,
+                    (const float* a, const float* b, const float* gamma, const float* beta, float eps, int64_t d,
+                     int64_t begin, int64_t end, float* out),
+                    (a, b, gamma, beta, eps, d, begin, end, out))
 
-NMT_VECTOR_CLONES void norm_rows_bf16(const c10::BFloat16* a, const float* b, const float* gamma, const float* beta,
-                                      float eps, int64_t d, int64_t begin, int64_t end, float* out) {
+NMT_INLINE void norm_rows_bf16_body(const c10::BFloat16* a, const float* b, const float* gamma, const float* beta,
+                                    float eps, int64_t d, int64_t begin, int64_t end, float* out) {
   norm_rows(a, b, gamma, beta, eps, d, begin, end, out);
 }
+NMT_VECTOR_DISPATCH(void, norm_rows_bf16,
+                    (const c10::BFloat16* a, const float* b, const float* gamma, const float* beta, float eps,
+                     int64_t d, int64_t begin, int64_t end, float* out),
+                    (a, b, gamma, beta, eps, d, begin, end, out))
 
 template <class Y>
 NMT_INLINE void add_values(const float* x, const Y* y, int64_t begin, int64_t end, float* out) {
@@ -67,14 +75,18 @@ NMT_INLINE void add_values(const float* x, const Y* y, int64_t begin, int64_t en
   for (; i < end; ++i) out[i] = x[i] + static_cast<float>(y[i]);
 }
 
-NMT_VECTOR_CLONES void add_values_fp32(const float* x, const float* y, int64_t begin, int64_t end, float* out) {
+NMT_INLINE void add_values_fp32_body(const float* x, const float* y, int64_t begin, int64_t end, float* out) {
   add_values(x, y, begin, end, out);
 }
+NMT_VECTOR_DISPATCH(void, add_values_fp32, (const float* x, const float* y, int64_t begin, int64_t end, float* out),
+                    (x, y, begin, end, out))
 
-NMT_VECTOR_CLONES void add_values_bf16(const float* x, const c10::BFloat16* y, int64_t begin, int64_t end,
-                                       float* out) {
+NMT_INLINE void add_values_bf16_body(const float* x, const c10::BFloat16* y, int64_t begin, int64_t end, float* out) {
   add_values(x, y, begin, end, out);
 }
+NMT_VECTOR_DISPATCH(void, add_values_bf16,
+                    (const float* x, const c10::BFloat16* y, int64_t begin, int64_t end, float* out),
+                    (x, y, begin, end, out))
 
 }  // namespace
 

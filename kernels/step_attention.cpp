@@ -25,8 +25,8 @@ struct Task {
   const StepMemory* memory;
   const bool* valid;  // [memory rows, length] or null
   int64_t rows, heads, d_head;
-  Element* out;    // [rows, head, d_head]
-  float* weights;  // [rows, head, length] or null
+  Element* out;     // [rows, head, d_head]
+  float* weights;   // [rows, head, length] or null
   float* coverage;  // [rows, length] or null: adds each position's weight averaged over heads
 };
 
@@ -242,13 +242,17 @@ NMT_INLINE void attend_rows_any(const Task<Element>& t, int64_t begin, int64_t e
   }
 }
 
-NMT_VECTOR_CLONES void attend_rows_fp32(const Task<float>& t, int64_t begin, int64_t end, RowScratch& s) {
+NMT_INLINE void attend_rows_fp32_body(const Task<float>& t, int64_t begin, int64_t end, RowScratch& s) {
   attend_rows_any(t, begin, end, s);
 }
+NMT_VECTOR_DISPATCH(void, attend_rows_fp32, (const Task<float>& t, int64_t begin, int64_t end, RowScratch& s),
+                    (t, begin, end, s))
 
-NMT_VECTOR_CLONES void attend_rows_bf16(const Task<c10::BFloat16>& t, int64_t begin, int64_t end, RowScratch& s) {
+NMT_INLINE void attend_rows_bf16_body(const Task<c10::BFloat16>& t, int64_t begin, int64_t end, RowScratch& s) {
   attend_rows_any(t, begin, end, s);
 }
+NMT_VECTOR_DISPATCH(void, attend_rows_bf16, (const Task<c10::BFloat16>& t, int64_t begin, int64_t end, RowScratch& s),
+                    (t, begin, end, s))
 
 template <class Element>
 void run(const Task<Element>& t, void (*attend)(const Task<Element>&, int64_t, int64_t, RowScratch&)) {
@@ -354,10 +358,18 @@ void step_attention_rows(const float* q, int64_t q_row_stride, int64_t rows, int
               memory.keys.scalar_type());
   TORCH_CHECK(!memory.valid.defined() || (memory.valid.scalar_type() == torch::kBool && memory.valid.is_contiguous()),
               "step attention on raw rows needs its mask as contiguous bools");
-  const Task<float> task{q,       q_row_stride, memory.keys.data_ptr<float>(), memory.values.data_ptr<float>(), &memory,
+  const Task<float> task{q,
+                         q_row_stride,
+                         memory.keys.data_ptr<float>(),
+                         memory.values.data_ptr<float>(),
+                         &memory,
                          memory.valid.defined() ? memory.valid.data_ptr<bool>() : nullptr,
-                         rows,    heads,        d_head,
-                         out,     nullptr,      coverage};
+                         rows,
+                         heads,
+                         d_head,
+                         out,
+                         nullptr,
+                         coverage};
   run(task, attend_rows_fp32);
 }
 

@@ -1,6 +1,6 @@
-// fp32 products of a decoding step's rows (a row a sentence and beam: up to
-// 128 at a batch of 32 sentences of 4 beams) on the weights oneDNN packed
-// for its own product, without oneDNN.
+// fp32 products of inference on weights packed in blocks of 64 outputs,
+// without oneDNN or a BLAS; first written for a decoding step's rows (a row a
+// sentence and beam: up to 128 at a batch of 32 sentences of 4 beams).
 //
 // At a few rows (batch 1: one row, or one a beam) such a product reads every
 // weight once for a handful of multiplications each: its speed is the speed
@@ -17,21 +17,30 @@
 // against 0.69 at 8, 0.90 against 1.06 at 16, 1.73 against 1.89 at 32,
 // 6.9 against 7.1 at 128 (10.8 against 10.4 at 192: beyond 128 oneDNN's).
 //
-// The layout is the one oneDNN 2.6 chooses for fp32 products on AVX-512
-// CPUs ("BA16a64b"): blocks of 64 outputs, each block the weights of its
-// outputs for every input, input by input ([padded in][64] floats, inputs
-// padded to a multiple of 16 with zeros), blocks one after another.
-// PackedLinear checks that oneDNN chose it before calling here. Each output
-// is summed input by input with fused multiply-adds, then the bias added, as
-// oneDNN's kernel does: the same bits as its product of the same rows among
-// more (tests/kernels_step_product_test.cpp).
+// Beyond a step's rows (an encoder's batch, a scored target's positions)
+// the rows go in tiles of 128: every product of inference in fp32 runs here,
+// so that a row's result is the same bits whatever rows share its batch and
+// however many threads run (oneDNN's and OpenBLAS's products choose kernels
+// and splits by the row count: on a 2-core AMD EPYC a sentence alone and
+// padded in a batch gave different bits through OpenBLAS at 2 threads).
+//
+// The layout ("BA16a64b", the one oneDNN 2.6 chooses for fp32 products on
+// AVX-512 CPUs, made here by pack_fp32_weights on every CPU): blocks of 64
+// outputs, each block the weights of its outputs for every input, input by
+// input ([padded in][64] floats, inputs padded to a multiple of 16 with
+// zeros), blocks one after another. Each output is summed input by input
+// with fused multiply-adds where the CPU has them, then the bias added, as
+// oneDNN's kernel does (tests/kernels_step_product_test.cpp).
 #pragma once
 
 #include <cstdint>
 
+#include <torch/types.h>
+
 namespace nmt::kernels {
 
-// Rows up to this many take this product (beyond, oneDNN's is as fast).
+// A decoding step's rows at most (32 sentences of 4 beams), which the
+// timings above cover.
 inline constexpr int64_t kStepRows = 128;
 
 struct PackedFp32Weights {
@@ -40,9 +49,15 @@ struct PackedFp32Weights {
   static constexpr int64_t kBlock = 64;  // outputs a block
 };
 
+// weight [out, in] (any floating dtype) in that layout: [blocks, padded_in, 64] fp32.
+torch::Tensor pack_fp32_weights(const torch::Tensor& weight);
+// The weights pack_fp32_weights made, as step_product reads them.
+PackedFp32Weights packed_fp32_view(const torch::Tensor& packed, int64_t in, int64_t out);
+
 // out[r, :] = x[r, :] . weights (+ bias) (then relu) for rows r < rows
-// (rows <= kStepRows); x [rows, in] and out [rows, out] contiguous; bias
-// [out] or null. Splits the blocks over ATen's threads.
+// (any number); x [rows, in] and out [rows, out] contiguous; bias [out] or
+// null. Splits blocks of outputs (and tiles of 128 rows) over ATen's
+// threads, or a step team's (kernels/step_team.h).
 void step_product(const float* x, int64_t rows, const PackedFp32Weights& weights, const float* bias, bool relu,
                   float* out);
 

@@ -1,9 +1,10 @@
 // Float vectors for loops the compiler vectorizes (GCC's vector extension),
 // in two forms:
-// - 16 floats (one AVX-512 register, two AVX2 or four SSE ones) with the
-//   attribute that builds a function for AVX-512, AVX2 and plain x86-64 and
-//   picks one at load time (the product is built for plain x86-64): used by
-//   kernels/step_attention.cpp and kernels/residual_norm.cpp;
+// - 16 floats (one AVX-512 register, two AVX2 or four SSE ones) in functions
+//   built for AVX-512, AVX2 and plain x86-64, one picked at run time
+//   (NMT_VECTOR_DISPATCH below; the product is built for plain x86-64): used
+//   by kernels/step_product.cpp, step_attention.cpp, residual_norm.cpp and
+//   int8_rows.cpp;
 // - W floats (Vec<W>), for a kernel written once as a template and compiled
 //   into one function per instruction set that callers (and tests) choose by
 //   kernels::VectorIsa: W = 16 inside a target("avx512f") function, 8 inside a
@@ -15,16 +16,37 @@
 
 #include <c10/util/BFloat16.h>
 
+#include "kernels/vector_isa.h"
+
+// NMT_VECTOR_DISPATCH(ret, name, (params), (args)) defines `ret name params`
+// from an NMT_INLINE `name##_body` of the same parameters, built three times
+// (for AVX-512, for AVX2 with FMA, for plain x86-64), calling the build that
+// kernels::cpu_vector_isa() names: the CPU's widest, or the one NMT_CPU_ISA
+// forces down to.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-// Each clone must get its own copy of the loops, not a call to a shared one.
+// Each build must get its own copy of the loops, not a call to a shared one.
 // Those inlined helpers pass 16-float vectors by value: GCC's note that the
 // ABI of such calls differs between ISAs concerns no call that remains.
 #pragma GCC diagnostic ignored "-Wpsabi"
 #define NMT_INLINE inline __attribute__((always_inline))
+#define NMT_VECTOR_DISPATCH(ret, name, params, args)                                       \
+  __attribute__((target("avx512f"))) ret name##_avx512 params { return name##_body args; } \
+  __attribute__((target("avx2,fma"))) ret name##_avx2 params { return name##_body args; }  \
+  ret name##_plain params { return name##_body args; }                                     \
+  ret name params {                                                                        \
+    switch (::nmt::kernels::cpu_vector_isa()) {                                            \
+      case ::nmt::kernels::VectorIsa::kAvx512:                                             \
+        return name##_avx512 args;                                                         \
+      case ::nmt::kernels::VectorIsa::kAvx2:                                               \
+        return name##_avx2 args;                                                           \
+      default:                                                                             \
+        return name##_plain args;                                                          \
+    }                                                                                      \
+  }
 #else
-#define NMT_VECTOR_CLONES
 #define NMT_INLINE inline
+#define NMT_VECTOR_DISPATCH(ret, name, params, args) \
+  ret name params { return name##_body args; }
 #endif
 
 namespace nmt::kernels {

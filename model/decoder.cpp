@@ -1,5 +1,8 @@
 #include "model/decoder.h"
 
+#include <algorithm>
+#include <limits>
+
 #include <torch/torch.h>
 
 #include "model/masks.h"
@@ -96,6 +99,7 @@ std::optional<kernels::DecoderStepWeights> DecoderImpl::step_weights() {
   w.pre_norm = static_cast<bool>(norm);
   w.masked_score = static_cast<float>(kMaskedScore);
   if (w.pre_norm && !step_norm(norm, w.final_norm)) return std::nullopt;
+  w.team_rows = std::numeric_limits<int64_t>::max();
   for (const auto& module : *layers) {
     auto& layer = *module->as<DecoderLayer>();
     auto& self = *layer.self_attention;
@@ -114,11 +118,13 @@ std::optional<kernels::DecoderStepWeights> DecoderImpl::step_weights() {
     l.ffn2 = layer.ffn->linear2->packed();
     for (const auto* p : {&l.qkv, &l.self_out, &l.cross_q, &l.cross_out, &l.ffn1, &l.ffn2}) {
       if (!fused_product(*p)) return std::nullopt;
+      w.team_rows = std::min(w.team_rows, (*p)->step_kernel_rows());
     }
     w.layers.push_back(std::move(l));
   }
   w.output = linear->packed();
   if (!fused_product(w.output)) return std::nullopt;
+  w.team_rows = std::min(w.team_rows, w.output->step_kernel_rows());
   return w;
 }
 

@@ -1,9 +1,11 @@
-// kernels::step_product (fp32 products of up to kStepRows rows on
-// oneDNN's packed weight layout) on weights laid out by the test itself,
-// against a plain product in double; and PackedLinear taking it for up to
-// kStepRows rows: bit for bit the outputs of oneDNN's own product of the same
-// rows among more (a row's result does not depend on the batch it came in),
-// with inputs and outputs that are not whole blocks.
+// kernels::step_product (fp32 products on weights packed in blocks of 64
+// outputs) on weights laid out by the test itself, against a plain product
+// in double; its own packing against the test's; and PackedLinear taking it
+// at every row count: a row's bits do not depend on the batch it came in nor
+// on the thread count, with inputs and outputs that are not whole blocks.
+#include <algorithm>
+#include <iostream>
+
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -11,6 +13,7 @@
 #include "kernels/packed_linear.h"
 #include "kernels/step_product.h"
 #include "kernels/step_team.h"
+#include "kernels/vector_isa.h"
 #include "tests/test_support.h"
 #include "util/threads.h"
 
@@ -99,31 +102,73 @@ TEST(StepProduct, GivesTheSameBitsOnOneThreadAndOnTwo) {
   }
 }
 
-TEST(StepProduct, RefusesOtherRowCounts) {
-  const std::vector<float> packed(64 * 16, 0.0f);
-  const PackedFp32Weights weights{packed.data(), 16, 64, 16};
-  std::vector<float> x(16 * 129), out(64 * 129);
-  EXPECT_TRUE(test::throws_with<c10::Error>([&] { step_product(x.data(), 0, weights, nullptr, false, out.data()); },
-                                            {"1 to 128 rows", "not 0"}));
-  EXPECT_TRUE(test::throws_with<c10::Error>([&] { step_product(x.data(), 129, weights, nullptr, false, out.data()); },
-                                            {"1 to 128 rows", "not 129"}));
+TEST(StepProduct, PacksWeightsInTheLayoutItReads) {
+  torch::manual_seed(24);
+  for (auto [in, out] : {std::pair<int64_t, int64_t>{40, 100}, {16, 64}, {3, 7}, {128, 1000}}) {
+    const auto w = torch::randn({out, in});
+    int64_t padded_in = 0;
+    const auto expected = packed_layout(w, padded_in);
+    const auto packed = pack_fp32_weights(w);
+    const auto view = packed_fp32_view(packed, in, out);
+    EXPECT_EQ(view.padded_in, padded_in) << in << " -> " << out;
+    ASSERT_EQ(packed.numel(), static_cast<int64_t>(expected.size())) << in << " -> " << out;
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), view.data)) << in << " -> " << out;
+  }
+  EXPECT_TRUE(test::throws_with<c10::Error>([] { packed_fp32_view(torch::zeros({2, 16, 32}), 16, 64); },
+                                            {"not fp32 product weights", "16 inputs", "64 outputs"}));
 }
 
-TEST(StepProduct, PackedLinearGivesARowTheSameOutputAsAmongMoreRows) {
-  if (!PackedLinear::available(torch::kFloat)) GTEST_SKIP() << "no packed oneDNN product here: ATen's product runs";
+TEST(StepProduct, TakesAnyRowCountAndNoneAtAll) {
+  torch::manual_seed(25);
+  const int64_t in = 96, out = 200;
+  const auto w = torch::randn({out, in}) * 0.2, b = torch::randn({out});
+  const auto packed = pack_fp32_weights(w);
+  const auto weights = packed_fp32_view(packed, in, out);
+  for (int64_t rows : {129, 255, 256, 257, 1000}) {
+    const auto x = torch::randn({rows, in});
+    auto got = torch::full({rows, out}, -7.0f);
+    step_product(x.data_ptr<float>(), rows, weights, b.data_ptr<float>(), false, got.data_ptr<float>());
+    EXPECT_TRUE(test::tensors_close(got, double_product(x, w, b, false), 1e-5, 1e-6 * in)) << rows << " rows";
+  }
+  std::vector<float> none(1, -7.0f);
+  step_product(nullptr, 0, weights, nullptr, false, none.data());
+  EXPECT_EQ(none[0], -7.0f);
+  EXPECT_TRUE(test::throws_with<c10::Error>([&] { step_product(nullptr, -1, weights, nullptr, false, none.data()); },
+                                            {"-1 rows"}));
+}
+
+// A row's result is the same bits alone, among a step's rows and among an
+// encoder batch's (row tiles of 128), at 1 to 4 threads and in a step team:
+// no product of inference in fp32 depends on its batch.
+TEST(StepProduct, PackedLinearGivesARowTheSameBitsInAnyBatchOnAnyThreads) {
+  if (!PackedLinear::available(torch::kFloat)) GTEST_SKIP() << "built without oneDNN's API: ATen's product runs";
+  std::cout << "vector ISA " << isa_name(cpu_vector_isa()) << std::endl;
   torch::manual_seed(22);
-  for (auto [in, out] : {std::pair<int64_t, int64_t>{40, 100}, {256, 768}}) {
+  const RestoreThreadSettings restore;
+  for (auto [in, out] : {std::pair<int64_t, int64_t>{40, 100}, {256, 768}, {128, 1000}}) {
     const auto w = torch::randn({out, in}) * 0.2, b = torch::randn({out});
     const PackedLinear packed(w, b, torch::kFloat);
-    const auto many = torch::randn({kStepRows + 16, in});  // oneDNN's own product
+    const auto many = torch::randn({700, in});
+    at::set_num_threads(1);
+    const auto alone = packed.forward(many.narrow(0, 3, 1));
     for (bool relu : {false, true}) {
-      const auto all = packed.forward(many, relu);
-      for (int64_t rows : kRowCounts) {
-        const auto few = packed.forward(many.narrow(0, 3, rows), relu);
-        EXPECT_TRUE(torch::equal(few, all.narrow(0, 3, rows)))
-            << in << " -> " << out << ", " << rows << " rows, relu " << relu;
-        EXPECT_TRUE(test::tensors_close(few, double_product(many.narrow(0, 3, rows), w, b, relu), 1e-5, 1e-6 * in));
+      for (int threads : {1, 2, 3, 4}) {
+        at::set_num_threads(threads);
+        const auto all = packed.forward(many, relu);
+        for (int64_t rows : kRowCounts) {
+          const auto few = packed.forward(many.narrow(0, 3, rows), relu);
+          EXPECT_TRUE(torch::equal(few, all.narrow(0, 3, rows)))
+              << in << " -> " << out << ", " << rows << " rows, relu " << relu << ", threads " << threads;
+          EXPECT_TRUE(test::tensors_close(few, double_product(many.narrow(0, 3, rows), w, b, relu), 1e-5, 1e-6 * in));
+        }
+        if (!relu) {
+          EXPECT_TRUE(torch::equal(alone, all.narrow(0, 3, 1))) << in << " -> " << out << ", " << threads;
+        }
       }
+      at::set_num_threads(2);
+      torch::Tensor teamed = torch::empty({kStepRows, out});
+      with_step_team([&] { packed.forward_rows(many.data_ptr<float>(), kStepRows, teamed.data_ptr<float>(), relu); });
+      EXPECT_TRUE(torch::equal(teamed, packed.forward(many, relu).narrow(0, 0, kStepRows))) << "in a step team";
     }
   }
 }

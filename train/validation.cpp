@@ -9,12 +9,14 @@
 #include "decode/translation.h"
 #include "eval/bleu.h"
 #include "train/loss.h"
+#include "util/threads.h"
 
 namespace nmt::train {
 
 ValidationResult run_validation(model::TransformerImpl& model, const std::vector<data::Batch>& batches,
                                 const Config& config, const torch::Device& device, Precision precision) {
   torch::NoGradGuard no_grad;
+  const DecodingThreads threads;
   double nll = 0;
   ValidationResult r;
   for (const auto& b : batches) {
@@ -75,12 +77,14 @@ const data::ParallelLines& Validator::lines() {
 std::pair<double, int64_t> Validator::learn_coverage_threshold(model::Transformer model,
                                                                const vocab::Vocabularies& vocabs, Precision precision,
                                                                int64_t beam, double length_penalty) {
+  const DecodingThreads threads;
   return {decode::learn_coverage_threshold(model, vocabs, decoding_options(source_tag_, precision, beam, length_penalty), lines().src),
           static_cast<int64_t>(lines().src.size())};
 }
 
 double Validator::decode_bleu(model::Transformer model, const vocab::Vocabularies& vocabs, Precision precision,
                               int64_t beam, double length_penalty) {
+  const DecodingThreads threads;
   decode::Translator translator(model, vocabs, decoding_options(source_tag_, precision, beam, length_penalty));
   auto results = translator.translate(lines().src);
   eval::BleuStats stats;

@@ -1,5 +1,6 @@
 #include "util/threads.h"
 
+#include <algorithm>
 #include <thread>
 
 #include <ATen/Parallel.h>
@@ -59,5 +60,7 @@ RestoreThreadSettings::~RestoreThreadSettings() {
   at::set_num_threads(aten_);
   if (blas_ > 0) set_blas_threads(blas_);
 }
+
+DecodingThreads::DecodingThreads() { configure_decoding_threads(std::max(at::get_num_threads(), blas_threads())); }
 
 }  // namespace nmt

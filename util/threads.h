@@ -50,4 +50,16 @@ class RestoreThreadSettings {
   int aten_, blas_;
 };
 
+// While it lives, decoding's plan (configure_decoding_threads) on the cores
+// the current plan uses: training's validation runs its products without
+// autograd, and those run on ATen's pool in fp32 too (kernels/step_product.h),
+// which training's fp32 plan keeps to half the cores.
+class DecodingThreads {
+ public:
+  DecodingThreads();
+
+ private:
+  RestoreThreadSettings restore_;
+};
+
 }  // namespace nmt
