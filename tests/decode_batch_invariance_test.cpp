@@ -43,8 +43,13 @@ class BatchInvariance : public test::SampleModelTest {
  protected:
   static Outcome translate(const storage::LoadedModel& loaded, const std::vector<std::string>& lines,
                            Precision precision, int64_t beam, int64_t batch, int threads) {
+    // ATen's pool and OpenBLAS's both at `threads`: a program's default plan
+    // (one thread a core in each), which the translator's decoding plan
+    // narrows to OpenBLAS alone, and under which OpenBLAS's products would
+    // split by the row count.
     const RestoreThreadSettings restore;
-    configure_decoding_threads(threads);
+    at::set_num_threads(threads);
+    set_blas_threads(threads);
     decode::TranslatorOptions options;
     options.precision = precision;
     options.batch_size = batch;
