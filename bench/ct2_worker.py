@@ -6,6 +6,7 @@ PYTHONPATH names CTranslate2's package:
     ct2_worker.py convert MODEL_DIR OUT TRANSLATOR
     ct2_worker.py translate --model M --src F --out PREFIX --compute-type T --beams 4,1
                   --batch N --inter I --intra J --length-penalty A [--mirror-limit]
+    ct2_worker.py two_users --model M --src F --compute-type T --beam B --length-penalty A
 """
 import argparse
 import json
@@ -92,6 +93,43 @@ def ct2_translate(a):
                               tokens_per_s=tokens / seconds, peak_mib=peak)), flush=True)
 
 
+def ct2_two_users(a):
+    """Two users at once, each translating its lines one at a time (what a server with two concurrent
+    users does): CTranslate2 with inter_threads 2 x intra_threads 1, each user on its own Python thread
+    (translate_batch releases the GIL). Prints one JSON line: every request's latency in seconds."""
+    import sentencepiece as spm
+    lines = open(a.src, encoding="utf-8").read().splitlines()
+    sp_src = spm.SentencePieceProcessor(model_file=os.path.join(a.model, "src.spm.model"))
+    sp_tgt = spm.SentencePieceProcessor(model_file=os.path.join(a.model, "tgt.spm.model"))
+    max_len = json.load(open(os.path.join(a.model, "nmt_model.json")))["max_len"]
+    translator = load_translator(a.model, a.compute_type, 2, 1)
+
+    def one(line):
+        tokens = sp_src.encode([line], out_type=str)
+        limit = max(1, min(int(1.5 * len(tokens[0])) + 10, max_len) - 1)
+        r = translator.translate_batch(tokens, beam_size=a.beam, length_penalty=a.length_penalty,
+                                       max_decoding_length=limit, max_input_length=0)
+        return sp_tgt.decode(r[0].hypotheses[0])
+
+    for line in lines[:8]:
+        one(line)  # warm-up
+    latencies = [[], []]
+
+    def user(k):
+        for line in lines[k::2]:
+            start = time.perf_counter()
+            one(line)
+            latencies[k].append(time.perf_counter() - start)
+
+    start = time.perf_counter()
+    users = [threading.Thread(target=user, args=(k,)) for k in (0, 1)]
+    for u in users:
+        u.start()
+    for u in users:
+        u.join()
+    print(json.dumps(dict(seconds=time.perf_counter() - start, latencies=latencies[0] + latencies[1])), flush=True)
+
+
 def worker_main(argv):
     if argv[0] == "types":
         import ctranslate2
@@ -110,6 +148,13 @@ def worker_main(argv):
         ap.add_argument("--length-penalty", type=float, required=True)
         ap.add_argument("--mirror-limit", action="store_true")
         ct2_translate(ap.parse_args(argv[1:]))
+    elif argv[0] == "two_users":
+        ap = argparse.ArgumentParser()
+        for name in ("--model", "--src", "--compute-type"):
+            ap.add_argument(name, required=True)
+        ap.add_argument("--beam", type=int, required=True)
+        ap.add_argument("--length-penalty", type=float, required=True)
+        ct2_two_users(ap.parse_args(argv[1:]))
     return 0
 
 

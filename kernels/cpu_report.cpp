@@ -59,9 +59,10 @@ std::vector<std::pair<std::string, std::string>> cpu_report() {
   r.emplace_back("fp32 products", std::string("kernels/step_product, ") + isa_name(isa) + ", at every row count");
   r.emplace_back("int8 products", !PackedLinear::available(c10::kChar) ? "none (ATen's fp32 instead)"
                                   : Int8StepWeights::available()
-                                      ? "AVX-512 VNNI step kernel up to 8 rows, oneDNN's beyond"
+                                      ? "kernels/int8_step_product (AVX-512 VNNI) at every row count"
                                       : "oneDNN's at every row count");
-  r.emplace_back("bf16 products", PackedLinear::available(c10::kBFloat16) ? "oneDNN's" : "ATen's (no AVX-512)");
+  r.emplace_back("bf16 products",
+                 PackedLinear::available(c10::kBFloat16) ? "oneDNN's" : "ATen's (oneDNN has none at its ISA here)");
   return r;
 }
 

@@ -143,9 +143,9 @@ struct PackedLinear::State {
   // which takes every fp32 product: oneDNN holds no fp32 weights.
   torch::Tensor fp32_weights;
   PackedFp32Weights step_weights;
-  // int8 as the VNNI step product reads it (where the CPU has VNNI): a
-  // decoding step's products of up to kInt8StepRows rows go there. A second
-  // copy of the int8 weights beside oneDNN's (a quarter of the fp32 size).
+  // int8 as the VNNI product reads it, where the CPU has VNNI: every int8
+  // product goes there, and oneDNN holds no int8 weights (before, this was a
+  // second copy beside oneDNN's, for a step's rows).
   std::unique_ptr<const Int8StepWeights> int8_step;
 
   mutable std::mutex mutex;  // guards products and calls
@@ -239,6 +239,14 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
     s.step_weights = packed_fp32_view(s.fp32_weights, s.in, s.out);
     return;
   }
+  if (int8 && Int8StepWeights::available()) {  // the VNNI kernel takes every row count: no oneDNN copy
+    const torch::Tensor w = weight.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    const torch::Tensor plain = torch::empty({s.out, s.in}, torch::kChar);
+    s.weight_scales = torch::empty({s.out}, torch::kFloat);
+    quantize_rows(w.data_ptr<float>(), s.out, s.in, plain.data_ptr<int8_t>(), s.weight_scales.data_ptr<float>());
+    s.int8_step = std::make_unique<const Int8StepWeights>(plain.data_ptr<int8_t>(), s.out, s.in);
+    return;
+  }
   // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
   torch::Tensor plain;
   if (int8) {
@@ -257,9 +265,6 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
   memory source(plain_desc, cpu_engine(), plain.data_ptr());
   dnnl::reorder(source, s.weights).execute(thread_stream(), source, s.weights);
   thread_stream().wait();
-  if (int8 && Int8StepWeights::available()) {
-    s.int8_step = std::make_unique<const Int8StepWeights>(plain.data_ptr<int8_t>(), s.out, s.in);
-  }
 }
 
 PackedLinear::~PackedLinear() = default;
@@ -343,7 +348,7 @@ void PackedLinear::forward_rows(const float* x, int64_t rows, float* out, bool r
 int64_t PackedLinear::step_kernel_rows() const {
   const State& s = *state_;
   if (s.dtype == torch::kFloat) return std::numeric_limits<int64_t>::max();
-  return s.dtype == torch::kChar && s.int8_step ? kInt8StepRows : 0;
+  return s.dtype == torch::kChar && s.int8_step ? std::numeric_limits<int64_t>::max() : 0;
 }
 
 void PackedLinear::run_onednn(const void* src, int64_t rows, bool relu, void* dst) const {
@@ -355,13 +360,13 @@ void PackedLinear::run_onednn(const void* src, int64_t rows, bool relu, void* ds
   thread_stream().wait();
 }
 
-// Rows quantized, their int32 sums (the VNNI step product of up to
-// kInt8StepRows rows where it runs, else oneDNN's), scaled back to fp32.
+// Rows quantized, their int32 sums (the VNNI product where the CPU has
+// VNNI, else oneDNN's), scaled back to fp32.
 void PackedLinear::forward_int8(const float* x, int64_t rows, bool relu, float* out) const {
   const State& s = *state_;
   Int8Scratch& scratch = int8_scratch(rows, s.in, s.out);
   quantize_rows(x, rows, s.in, scratch.input.data(), scratch.row_scales.data());
-  if (s.int8_step && rows <= kInt8StepRows) {
+  if (s.int8_step) {
     const int64_t padded_in = s.int8_step->padded_in();
     thread_local std::vector<uint8_t> shifted;
     grow_to(shifted, rows * padded_in);

@@ -8,11 +8,12 @@
 // fp32 every product, at any row count, is a kernel of ours on weights it
 // packed itself (kernels/step_product.h), neither oneDNN's nor OpenBLAS's,
 // whose kernels and splits change with the row count: a row gives the same
-// bits in any batch and at any thread count. In int8 (dtype kChar) the weights are quantized per
-// output and each call's inputs per row (kernels/int8_rows.h), oneDNN sums
-// the int8 products in int32 (VNNI where the CPU has it; a decoding step's
-// up to 8 rows take a VNNI kernel of ours, kernels/int8_step_product.h), and
-// the sums are scaled back to fp32: inputs, bias and outputs stay fp32.
+// bits in any batch and at any thread count. In int8 (dtype kChar) the
+// weights are quantized per output and each call's inputs per row
+// (kernels/int8_rows.h), the int8 products are summed in int32 (exact, so in
+// any order: by a VNNI kernel of ours where the CPU has AVX-512 VNNI,
+// kernels/int8_step_product.h, else by oneDNN), and the sums are scaled
+// back to fp32: inputs, bias and outputs stay fp32.
 #pragma once
 
 #include <memory>
@@ -56,7 +57,7 @@ class PackedLinear {
   c10::ScalarType dtype() const;
   // The most rows forward_rows runs on this library's own kernels
   // (kernels/step_product.h: fp32, any number; kernels/int8_step_product.h:
-  // int8 up to kInt8StepRows where the CPU has VNNI, else none) rather than
+  // int8, any number where the CPU has VNNI, else none) rather than
   // oneDNN's product, which a step team would leave on one thread.
   int64_t step_kernel_rows() const;
 

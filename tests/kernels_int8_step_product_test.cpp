@@ -1,9 +1,11 @@
 // kernels::Int8StepWeights (the VNNI product of a decoding step's int8 rows)
 // against exact integer products computed here, at shapes whose inputs and
 // outputs are not whole groups or blocks, for every group size of rows, at
-// the extremes of int8 (no sum may wrap); and PackedLinear taking it for up
-// to kInt8StepRows rows: bit for bit the outputs of oneDNN's product of the
-// same rows among more. Skipped on CPUs without AVX-512 VNNI.
+// the extremes of int8 (no sum may wrap), in tiles beyond a step's rows; and
+// PackedLinear taking it at every row count: a row's bits the same alone and
+// among more. Skipped on CPUs without AVX-512 VNNI.
+#include <limits>
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -63,18 +65,33 @@ TEST(Int8StepProduct, ExtremeValuesDoNotWrap) {
   EXPECT_TRUE(torch::equal(kernel_sums(packed, q, out), exact_sums(q, w)));
 }
 
-TEST(Int8StepProduct, PackedLinearRowsMatchOneDnnAmongMoreRows) {
+TEST(Int8StepProduct, TakesAnyRowCountInTiles) {
   SKIP_WITHOUT_VNNI;
-  if (!PackedLinear::available(torch::kChar)) GTEST_SKIP() << "no oneDNN int8 product in this build";
+  torch::manual_seed(13);
+  const int64_t in = 72, out = 130;
+  const auto w = torch::randint(-127, 128, {out, in}, torch::kChar).contiguous();
+  const Int8StepWeights packed(w.data_ptr<int8_t>(), out, in);
+  for (int64_t rows : {9, 127, 128, 129, 300}) {
+    const auto q = torch::randint(-127, 128, {rows, in}, torch::kChar).contiguous();
+    EXPECT_TRUE(torch::equal(kernel_sums(packed, q, out), exact_sums(q, w))) << rows << " rows";
+  }
+}
+
+// Every int8 product of a CPU with VNNI runs the kernel, at any row count:
+// a row's outputs are the same bits alone and among more, and oneDNN holds
+// no copy of the weights.
+TEST(Int8StepProduct, PackedLinearGivesARowTheSameBitsAmongMoreRows) {
+  SKIP_WITHOUT_VNNI;
+  if (!PackedLinear::available(torch::kChar)) GTEST_SKIP() << "no int8 product in this build";
   torch::manual_seed(12);
   for (int64_t in : {48, 130}) {
     const auto w = torch::randn({70, in}) * 0.1, b = torch::randn({70});
     const PackedLinear linear(w, b, torch::kChar);
-    // More rows than the step product takes: oneDNN's product for all of them.
-    const auto x = torch::randn({kInt8StepRows + 8, in}) * 3;
+    EXPECT_EQ(linear.step_kernel_rows(), std::numeric_limits<int64_t>::max());
+    const auto x = torch::randn({300, in}) * 3;
     for (bool relu : {false, true}) {
       const auto together = linear.forward(x, relu);
-      for (int64_t rows = 1; rows <= kInt8StepRows; ++rows) {
+      for (int64_t rows : {1, 2, 5, 8, 9, 31, 128, 129}) {
         EXPECT_TRUE(torch::equal(linear.forward(x.narrow(0, 0, rows), relu), together.narrow(0, 0, rows)))
             << "in " << in << " rows " << rows << " relu " << relu;
       }
