@@ -45,6 +45,6 @@ for entry in "${models[@]}"; do
   sentences=${entry##*:}
   for binary in "$old" "$new"; do
     echo "== $binary on $model, $sentences sentences"
-    "$binary" --model "$model" --limit "$sentences" "${defaults[@]}" "$@" 2>&1 | grep -E '^\| (prec|fp32|bf16)|^peak'
+    "$binary" --model "$model" --limit "$sentences" "${defaults[@]}" "$@" 2>&1 | grep -E '^\| (prec|fp32|bf16|int8)|^peak'
   done
 done

@@ -299,7 +299,8 @@ int run_translation(Args& a) {
   const PrecisionChoice precision = choose_decoding_precision(a.precision, device, int8_available);
   a.options.precision = precision.precision;
   if (a.options.precision == Precision::kInt8 && !int8_available) {
-    throw UsageError("--precision int8 needs oneDNN's int8 product, which this build or CPU lacks; use fp32 or bf16.");
+    throw UsageError("--precision int8 needs VNNI instructions (AVX-512 VNNI or AVX-VNNI) and oneDNN, which this "
+                     "CPU or build lacks (without VNNI, int8 products saturate); use fp32 or bf16.");
   }
   std::cerr << "translator: decoding in " << precision_name(precision.precision) << " (" << precision.reason << ").\n";
   const int cores = configure_decoding_threads(a.threads).cores;

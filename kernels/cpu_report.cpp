@@ -57,7 +57,7 @@ std::vector<std::pair<std::string, std::string>> cpu_report() {
                  PackedLinear::onednn_isa() + " (" + env_or("ONEDNN_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA unset") + ")");
   r.emplace_back("vector isa", std::string(isa_name(isa)) + " (" + env_or("NMT_CPU_ISA", "NMT_CPU_ISA unset") + ")");
   r.emplace_back("fp32 products", std::string("kernels/step_product, ") + isa_name(isa) + ", at every row count");
-  r.emplace_back("int8 products", !PackedLinear::available(c10::kChar) ? "none (ATen's fp32 instead)"
+  r.emplace_back("int8 products", !PackedLinear::available(c10::kChar) ? "none (no VNNI: --precision int8 is refused)"
                                   : Int8StepWeights::available()
                                       ? "kernels/int8_step_product (AVX-512 VNNI) at every row count"
                                       : "oneDNN's at every row count");

@@ -201,8 +201,16 @@ bool PackedLinear::available(c10::ScalarType dtype) {
       return false;
     }
   };
+  // int8 only with VNNI, ours or oneDNN's: without it oneDNN's int8 kernels
+  // sum pairs of products in 16 bits, which saturate (AVX2: outputs off by
+  // tens of percent, tests/kernels_int8_test.cpp under scripts/test_isa.sh).
+  static const auto vnni = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto has = [isa](dnnl::cpu_isa i) { return (isa & static_cast<unsigned>(i)) == static_cast<unsigned>(i); };
+    return Int8StepWeights::available() || has(dnnl::cpu_isa::avx512_core_vnni) || has(dnnl::cpu_isa::avx2_vnni);
+  };
   static const bool bf16 = supports(memory::data_type::bf16), fp32 = supports(memory::data_type::f32),
-                    int8 = supports(memory::data_type::s8);
+                    int8 = supports(memory::data_type::s8) && vnni();
   return dtype == torch::kBFloat16 ? bf16 : dtype == torch::kFloat ? fp32 : dtype == torch::kChar && int8;
 }
 

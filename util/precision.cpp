@@ -1,7 +1,12 @@
 #include "util/precision.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
@@ -61,8 +66,22 @@ thread_local bool int8_products = false;
 
 }  // namespace
 
+bool onednn_isa_capped_below(const std::string& isa) {
+  // oneDNN's names (ONEDNN_MAX_CPU_ISA, or DNNL_MAX_CPU_ISA before it), lowest first.
+  static const std::vector<std::string> order{"SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX512_CORE",
+                                              "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_AMX"};
+  const char* set = std::getenv("ONEDNN_MAX_CPU_ISA");
+  if (!set || !*set) set = std::getenv("DNNL_MAX_CPU_ISA");
+  if (!set || !*set) return false;
+  std::string cap(set);
+  std::transform(cap.begin(), cap.end(), cap.begin(), [](unsigned char c) { return std::toupper(c); });
+  const auto at = std::find(order.begin(), order.end(), cap), wanted = std::find(order.begin(), order.end(), isa);
+  return at != order.end() && wanted != order.end() && at < wanted;
+}
+
 bool cpu_has_native_bf16() {
-  static const bool has = at::hasMKLDNN() && (cpuinfo_has_flag("avx512_bf16") || cpuinfo_has_flag("amx_bf16"));
+  static const bool has = at::hasMKLDNN() && (cpuinfo_has_flag("avx512_bf16") || cpuinfo_has_flag("amx_bf16")) &&
+                          !onednn_isa_capped_below("AVX512_CORE_BF16");
   return has;
 }
 

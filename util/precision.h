@@ -37,8 +37,14 @@ PrecisionChoice choose_precision(const std::string& wanted, const c10::Device& d
 // recipe models measured (docs/performance.md).
 PrecisionChoice choose_decoding_precision(const std::string& wanted, const c10::Device& device, bool int8_available);
 
-// True when the CPU has avx512_bf16 or amx_bf16 and ATen was built with oneDNN.
+// True when the CPU has avx512_bf16 or amx_bf16, ATen was built with oneDNN
+// and ONEDNN_MAX_CPU_ISA does not cap oneDNN below them.
 bool cpu_has_native_bf16();
+
+// Whether the environment's ONEDNN_MAX_CPU_ISA (or DNNL_MAX_CPU_ISA) caps
+// oneDNN below `isa`, one of oneDNN's names ("AVX512_CORE", ...): set to
+// make this CPU run what an older one would (scripts/test_isa.sh).
+bool onednn_isa_capped_below(const std::string& isa);
 
 // True when the CPU has AVX-512 VNNI (int8 dot products in 512-bit vectors).
 bool cpu_has_avx512_vnni();
