@@ -19,17 +19,20 @@ constexpr int kBlockVectors = static_cast<int>(kOutputBlock / kLanes);  // a blo
 // fastest).
 constexpr int64_t kAhead = 48;
 
-// Rows a group takes at most: 6 rows of 4 vectors of sums and the 4 vectors
-// of a block's weights at an input (7 rows would fill AVX-512's 32 registers
-// and the compiler spills one).
-constexpr int64_t kGroupRows = 6;
+// Groups of rows are sized to the ISA's registers (product_block_body).
+// AVX-512 (32 registers of 16 floats): 6 rows of a whole block of 64
+// outputs, 24 registers of sums and the block's 4 vectors of weights at an
+// input (7 rows would fill the 32 and the compiler spills one). AVX2 (16
+// registers of 8 floats, two a vector): 3 rows of half a block, 12 registers
+// of sums. Plain x86-64 (16 registers of 4 floats): 3 rows of a quarter. Each
+// output is summed input by input in every shape: the same bits.
 
 // Vector v of R rows' sums plus the bias (then relu) into out (row r at
 // r * stride): Bytes of them, or `bytes` where Bytes is 0 (the last outputs
 // of a product whose outputs are not whole vectors: a copy of variable
 // length everywhere made the compiler keep the sums in memory, 10% slower).
-template <int R, size_t Bytes>
-NMT_INLINE void finish_vector(const Lanes (&sums)[R][kBlockVectors], int v, const float* bias, bool relu, float* out,
+template <int R, int V, size_t Bytes>
+NMT_INLINE void finish_vector(const Lanes (&sums)[R][V], int v, const float* bias, bool relu, float* out,
                               int64_t stride, size_t bytes = Bytes) {
   Lanes added = {};
   if (bias) std::memcpy(&added, bias, Bytes ? Bytes : bytes);
@@ -44,17 +47,19 @@ NMT_INLINE void finish_vector(const Lanes (&sums)[R][kBlockVectors], int v, cons
 // product_block).
 enum class Prefetch { kThisBlock, kNextBlock, kNone };
 
-// Block b of the outputs of R rows (a group of the rows): the block's
-// weights read once, input by input, for every row of the group. `next` is
-// the block this thread takes after this one (null: none): kThisBlock asks
-// for the weights kAhead inputs ahead, running on into next's first inputs
-// near the block's end; kNextBlock asks for next's weights input by input.
-template <int R>
+// Vectors [first, first + V) of block b of the outputs of R rows (a group
+// of the rows): those weights read once, input by input, for every row of
+// the group. `next` is the block this thread takes after this one (null:
+// none): kThisBlock asks for the weights kAhead inputs ahead, running on
+// into next's first inputs near the block's end; kNextBlock asks for next's
+// weights input by input.
+template <int R, int V>
 NMT_INLINE void group_block(const float* x, const PackedFp32Weights& w, const float* bias, bool relu, float* out,
-                            int64_t b, const float* next, Prefetch prefetch) {
+                            int64_t b, int first, const float* next, Prefetch prefetch) {
   const int64_t in = w.in;
-  const float* block = w.data + b * w.padded_in * kOutputBlock;
-  Lanes sums[R][kBlockVectors] = {};
+  const float* block = w.data + b * w.padded_in * kOutputBlock + first * kLanes;
+  if (next) next += first * kLanes;
+  Lanes sums[R][V] = {};
   for (int64_t k = 0; k < in; ++k) {
     const float* weights_k = block + k * kOutputBlock;
     if (prefetch == Prefetch::kThisBlock) {
@@ -62,59 +67,77 @@ NMT_INLINE void group_block(const float* x, const PackedFp32Weights& w, const fl
                            : next          ? next + (k + kAhead - in) * kOutputBlock
                                            : nullptr;
       if (ahead) {
-        for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(ahead + v * kLanes);
+        for (int v = 0; v < V; ++v) __builtin_prefetch(ahead + v * kLanes);
       }
     } else if (prefetch == Prefetch::kNextBlock && next) {
-      for (int v = 0; v < kBlockVectors; ++v) __builtin_prefetch(next + k * kOutputBlock + v * kLanes, 0, 2);
+      for (int v = 0; v < V; ++v) __builtin_prefetch(next + k * kOutputBlock + v * kLanes, 0, 2);
     }
-    Lanes weights[kBlockVectors];
-    for (int v = 0; v < kBlockVectors; ++v) weights[v] = load(weights_k + v * kLanes);
+    Lanes weights[V];
+    for (int v = 0; v < V; ++v) weights[v] = load(weights_k + v * kLanes);
     for (int r = 0; r < R; ++r) {
       const float xk = x[r * in + k];
-      for (int v = 0; v < kBlockVectors; ++v) sums[r][v] += xk * weights[v];
+      for (int v = 0; v < V; ++v) sums[r][v] += xk * weights[v];
     }
   }
-  for (int v = 0; v < kBlockVectors; ++v) {
-    const int64_t o = b * kOutputBlock + v * kLanes;  // the vector's first output
+  for (int v = 0; v < V; ++v) {
+    const int64_t o = b * kOutputBlock + (first + v) * kLanes;  // the vector's first output
     if (o >= w.out) break;
     if (o + kLanes <= w.out) {
-      finish_vector<R, sizeof(Lanes)>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out);
+      finish_vector<R, V, sizeof(Lanes)>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out);
     } else {
-      finish_vector<R, 0>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out, (w.out - o) * sizeof(float));
+      finish_vector<R, V, 0>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out, (w.out - o) * sizeof(float));
     }
   }
 }
 
 // group_block for a group of `rows` (1 to R) rows.
-template <int R>
+template <int R, int V>
 NMT_INLINE void group_of(int64_t rows, const float* x, const PackedFp32Weights& w, const float* bias, bool relu,
-                         float* out, int64_t b, const float* next, Prefetch prefetch) {
+                         float* out, int64_t b, int first, const float* next, Prefetch prefetch) {
   if constexpr (R > 1) {
-    if (rows < R) return group_of<R - 1>(rows, x, w, bias, relu, out, b, next, prefetch);
+    if (rows < R) return group_of<R - 1, V>(rows, x, w, bias, relu, out, b, first, next, prefetch);
   }
-  group_block<R>(x, w, bias, relu, out, b, next, prefetch);
+  group_block<R, V>(x, w, bias, relu, out, b, first, next, prefetch);
 }
 
-// Block b of the outputs of all rows, the rows in groups of at most
-// kGroupRows, as even as they come. The first group reads the block's
-// weights from memory: it asks for them kAhead inputs ahead. The second
-// reads them from the cache and asks for the next block's meanwhile, into
-// the L2 cache (a block of 256 inputs is 64 KiB), so that the next block's
-// first group finds them there; the others ask for nothing.
-NMT_INLINE void product_block_body(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias,
-                                   bool relu, float* out, int64_t b, const float* next) {
-  const int64_t groups = (rows + kGroupRows - 1) / kGroupRows;
+// Part `first` of block b for every row, in groups of at most R rows as
+// even as they come. The first group reads the part's weights from memory:
+// it asks for them kAhead inputs ahead. The second reads them from the
+// cache and asks for the next block's meanwhile, into the L2 cache (a block
+// of 256 inputs is 64 KiB), so that the next block's first group finds them
+// there; the others ask for nothing.
+template <int R, int V>
+NMT_INLINE void part_of_block(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias, bool relu,
+                              float* out, int64_t b, int first, const float* next) {
+  const int64_t groups = (rows + R - 1) / R;
   int64_t row = 0;
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t n = rows / groups + (g < rows % groups ? 1 : 0);
     const Prefetch prefetch = g == 0 ? Prefetch::kThisBlock : g == 1 ? Prefetch::kNextBlock : Prefetch::kNone;
-    group_of<kGroupRows>(n, x + row * w.in, w, bias, relu, out + row * w.out, b, next, prefetch);
+    group_of<R, V>(n, x + row * w.in, w, bias, relu, out + row * w.out, b, first, next, prefetch);
     row += n;
   }
 }
+
+// Block b of the outputs of all rows, in groups shaped for the ISA in force.
+NMT_INLINE void product_block_body(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias,
+                                   bool relu, float* out, int64_t b, const float* next) {
+  switch (cpu_vector_isa()) {
+    case VectorIsa::kAvx512:
+      part_of_block<6, kBlockVectors>(x, rows, w, bias, relu, out, b, 0, next);
+      break;
+    case VectorIsa::kAvx2:
+      for (int first = 0; first < kBlockVectors; first += 2) {
+        part_of_block<3, 2>(x, rows, w, bias, relu, out, b, first, next);
+      }
+      break;
+    default:
+      for (int first = 0; first < kBlockVectors; ++first) part_of_block<3, 1>(x, rows, w, bias, relu, out, b, first, next);
+  }
+}
 NMT_VECTOR_DISPATCH(void, product_block,
-                    (const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias, bool relu, float* out,
-                     int64_t b, const float* next),
+                    (const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias, bool relu,
+                     float* out, int64_t b, const float* next),
                     (x, rows, w, bias, relu, out, b, next))
 
 // Row tiles of this many rows (at 512 inputs, 256 KiB of inputs: they stay
