@@ -13,32 +13,35 @@ namespace nmt::kernels {
 namespace {
 
 constexpr int64_t kOutputBlock = PackedFp32Weights::kBlock;
-constexpr int kBlockVectors = static_cast<int>(kOutputBlock / kLanes);  // a block's outputs, in vectors
 
 // Inputs ahead whose weights are asked for (12 KiB: of 16, 48 and 128, the
 // fastest).
 constexpr int64_t kAhead = 48;
 
-// Groups of rows are sized to the ISA's registers (product_block_body).
-// AVX-512 (32 registers of 16 floats): 6 rows of a whole block of 64
-// outputs, 24 registers of sums and the block's 4 vectors of weights at an
-// input (7 rows would fill the 32 and the compiler spills one). AVX2 (16
-// registers of 8 floats, two a vector): 3 rows of half a block, 12 registers
-// of sums. Plain x86-64 (16 registers of 4 floats): 3 rows of a quarter. Each
-// output is summed input by input in every shape: the same bits.
+// The kernel is written for vectors of W floats, the ISA's own width (a
+// wider generic vector on AVX2 went through the stack: 13x slower), and
+// groups of rows sized to its registers (product_block_body). AVX-512 (32
+// registers of 16 floats): 6 rows of a whole block of 64 outputs, 24
+// registers of sums and the block's 4 vectors of weights at an input (7 rows
+// would fill the 32 and the compiler spills one). AVX2 (16 registers of 8
+// floats) and plain x86-64 (16 of 4): 3 rows of 4 vectors, 12 registers of
+// sums, a block in 2 or 4 parts. Each output is summed input by input in
+// every shape, with fused multiply-adds where the ISA has them.
+template <int W>
+using Floats = typename Vec<W>::F;
 
 // Vector v of R rows' sums plus the bias (then relu) into out (row r at
 // r * stride): Bytes of them, or `bytes` where Bytes is 0 (the last outputs
 // of a product whose outputs are not whole vectors: a copy of variable
 // length everywhere made the compiler keep the sums in memory, 10% slower).
-template <int R, int V, size_t Bytes>
-NMT_INLINE void finish_vector(const Lanes (&sums)[R][V], int v, const float* bias, bool relu, float* out,
+template <int W, int R, int V, size_t Bytes>
+NMT_INLINE void finish_vector(const Floats<W> (&sums)[R][V], int v, const float* bias, bool relu, float* out,
                               int64_t stride, size_t bytes = Bytes) {
-  Lanes added = {};
+  Floats<W> added = {};
   if (bias) std::memcpy(&added, bias, Bytes ? Bytes : bytes);
   for (int r = 0; r < R; ++r) {
-    Lanes y = sums[r][v] + added;
-    if (relu) y = y > 0.0f ? y : Lanes{};
+    Floats<W> y = sums[r][v] + added;
+    if (relu) y = y > 0.0f ? y : Floats<W>{};
     std::memcpy(out + r * stride, &y, Bytes ? Bytes : bytes);
   }
 }
@@ -47,19 +50,20 @@ NMT_INLINE void finish_vector(const Lanes (&sums)[R][V], int v, const float* bia
 // product_block).
 enum class Prefetch { kThisBlock, kNextBlock, kNone };
 
-// Vectors [first, first + V) of block b of the outputs of R rows (a group
-// of the rows): those weights read once, input by input, for every row of
-// the group. `next` is the block this thread takes after this one (null:
+// The V vectors of W floats from output `first` of block b, for R rows (a
+// group of the rows): those weights read once, input by input, for every row
+// of the group. `next` is the block this thread takes after this one (null:
 // none): kThisBlock asks for the weights kAhead inputs ahead, running on
 // into next's first inputs near the block's end; kNextBlock asks for next's
 // weights input by input.
-template <int R, int V>
+template <int W, int R, int V>
 NMT_INLINE void group_block(const float* x, const PackedFp32Weights& w, const float* bias, bool relu, float* out,
-                            int64_t b, int first, const float* next, Prefetch prefetch) {
+                            int64_t b, int64_t first, const float* next, Prefetch prefetch) {
+  constexpr int kLines = V * W / 16;  // 64-byte cache lines of a part at one input (at least one)
   const int64_t in = w.in;
-  const float* block = w.data + b * w.padded_in * kOutputBlock + first * kLanes;
-  if (next) next += first * kLanes;
-  Lanes sums[R][V] = {};
+  const float* block = w.data + b * w.padded_in * kOutputBlock + first;
+  if (next) next += first;
+  Floats<W> sums[R][V] = {};
   for (int64_t k = 0; k < in; ++k) {
     const float* weights_k = block + k * kOutputBlock;
     if (prefetch == Prefetch::kThisBlock) {
@@ -67,72 +71,71 @@ NMT_INLINE void group_block(const float* x, const PackedFp32Weights& w, const fl
                            : next          ? next + (k + kAhead - in) * kOutputBlock
                                            : nullptr;
       if (ahead) {
-        for (int v = 0; v < V; ++v) __builtin_prefetch(ahead + v * kLanes);
+        for (int l = 0; l < std::max(kLines, 1); ++l) __builtin_prefetch(ahead + l * 16);
       }
     } else if (prefetch == Prefetch::kNextBlock && next) {
-      for (int v = 0; v < V; ++v) __builtin_prefetch(next + k * kOutputBlock + v * kLanes, 0, 2);
+      for (int l = 0; l < std::max(kLines, 1); ++l) __builtin_prefetch(next + k * kOutputBlock + l * 16, 0, 2);
     }
-    Lanes weights[V];
-    for (int v = 0; v < V; ++v) weights[v] = load(weights_k + v * kLanes);
+    Floats<W> weights[V];
+    for (int v = 0; v < V; ++v) weights[v] = load_lanes<W>(weights_k + v * W);
     for (int r = 0; r < R; ++r) {
       const float xk = x[r * in + k];
       for (int v = 0; v < V; ++v) sums[r][v] += xk * weights[v];
     }
   }
   for (int v = 0; v < V; ++v) {
-    const int64_t o = b * kOutputBlock + (first + v) * kLanes;  // the vector's first output
+    const int64_t o = b * kOutputBlock + first + v * W;  // the vector's first output
     if (o >= w.out) break;
-    if (o + kLanes <= w.out) {
-      finish_vector<R, V, sizeof(Lanes)>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out);
+    if (o + W <= w.out) {
+      finish_vector<W, R, V, W * sizeof(float)>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out);
     } else {
-      finish_vector<R, V, 0>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out, (w.out - o) * sizeof(float));
+      finish_vector<W, R, V, 0>(sums, v, bias ? bias + o : nullptr, relu, out + o, w.out,
+                                (w.out - o) * sizeof(float));
     }
   }
 }
 
 // group_block for a group of `rows` (1 to R) rows.
-template <int R, int V>
+template <int W, int R, int V>
 NMT_INLINE void group_of(int64_t rows, const float* x, const PackedFp32Weights& w, const float* bias, bool relu,
-                         float* out, int64_t b, int first, const float* next, Prefetch prefetch) {
+                         float* out, int64_t b, int64_t first, const float* next, Prefetch prefetch) {
   if constexpr (R > 1) {
-    if (rows < R) return group_of<R - 1, V>(rows, x, w, bias, relu, out, b, first, next, prefetch);
+    if (rows < R) return group_of<W, R - 1, V>(rows, x, w, bias, relu, out, b, first, next, prefetch);
   }
-  group_block<R, V>(x, w, bias, relu, out, b, first, next, prefetch);
+  group_block<W, R, V>(x, w, bias, relu, out, b, first, next, prefetch);
 }
 
-// Part `first` of block b for every row, in groups of at most R rows as
-// even as they come. The first group reads the part's weights from memory:
-// it asks for them kAhead inputs ahead. The second reads them from the
-// cache and asks for the next block's meanwhile, into the L2 cache (a block
-// of 256 inputs is 64 KiB), so that the next block's first group finds them
-// there; the others ask for nothing.
-template <int R, int V>
-NMT_INLINE void part_of_block(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias, bool relu,
-                              float* out, int64_t b, int first, const float* next) {
+// Block b of the outputs of all rows, part by part (V vectors of W floats
+// each), in groups of at most R rows as even as they come. The first group
+// reads a part's weights from memory: it asks for them kAhead inputs ahead.
+// The second reads them from the cache and asks for the next block's
+// meanwhile, into the L2 cache (a block of 256 inputs is 64 KiB), so that
+// the next block's first group finds them there; the others ask for nothing.
+template <int W, int R, int V>
+NMT_INLINE void block_in_parts(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias, bool relu,
+                               float* out, int64_t b, const float* next) {
   const int64_t groups = (rows + R - 1) / R;
-  int64_t row = 0;
-  for (int64_t g = 0; g < groups; ++g) {
-    const int64_t n = rows / groups + (g < rows % groups ? 1 : 0);
-    const Prefetch prefetch = g == 0 ? Prefetch::kThisBlock : g == 1 ? Prefetch::kNextBlock : Prefetch::kNone;
-    group_of<R, V>(n, x + row * w.in, w, bias, relu, out + row * w.out, b, first, next, prefetch);
-    row += n;
+  for (int64_t first = 0; first < kOutputBlock; first += V * W) {
+    int64_t row = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t n = rows / groups + (g < rows % groups ? 1 : 0);
+      const Prefetch prefetch = g == 0 ? Prefetch::kThisBlock : g == 1 ? Prefetch::kNextBlock : Prefetch::kNone;
+      group_of<W, R, V>(n, x + row * w.in, w, bias, relu, out + row * w.out, b, first, next, prefetch);
+      row += n;
+    }
   }
 }
 
-// Block b of the outputs of all rows, in groups shaped for the ISA in force.
+// Block b of the outputs of all rows, in the shape of the ISA in force.
 NMT_INLINE void product_block_body(const float* x, int64_t rows, const PackedFp32Weights& w, const float* bias,
                                    bool relu, float* out, int64_t b, const float* next) {
   switch (cpu_vector_isa()) {
     case VectorIsa::kAvx512:
-      part_of_block<6, kBlockVectors>(x, rows, w, bias, relu, out, b, 0, next);
-      break;
+      return block_in_parts<16, 6, 4>(x, rows, w, bias, relu, out, b, next);
     case VectorIsa::kAvx2:
-      for (int first = 0; first < kBlockVectors; first += 2) {
-        part_of_block<3, 2>(x, rows, w, bias, relu, out, b, first, next);
-      }
-      break;
+      return block_in_parts<8, 3, 4>(x, rows, w, bias, relu, out, b, next);
     default:
-      for (int first = 0; first < kBlockVectors; ++first) part_of_block<3, 1>(x, rows, w, bias, relu, out, b, first, next);
+      return block_in_parts<4, 3, 4>(x, rows, w, bias, relu, out, b, next);
   }
 }
 NMT_VECTOR_DISPATCH(void, product_block,
