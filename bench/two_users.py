@@ -104,6 +104,7 @@ def main():
     ap.add_argument("--precision", default="fp32", help="ours: fp32, bf16 or int8")
     ap.add_argument("--ct2-type", default="float32", help="CTranslate2's compute type")
     ap.add_argument("--port", type=int, default=18089)
+    ap.add_argument("--server-flags", default="", help="more flags for our server (e.g. --batch-wait-ms 0)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--build", default="build")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "two_users"))
@@ -122,13 +123,13 @@ def main():
         cpu_description(), len(lines), a.beam, a.precision, a.ct2_type if have_ct2 else "not measured"), flush=True)
     server = subprocess.Popen([os.path.join(a.build, "translator"), "--serve", "--model", a.model, "--port",
                                str(a.port), "--threads", "2", "--precision", a.precision, "--beam", str(a.beam),
-                               "--length-penalty", "0.6", "--no-coverage-check", "--no-ui"],
+                               "--length-penalty", "0.6", "--no-coverage-check", "--no-ui"] + a.server_flags.split(),
                               env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_server(a.port, server)
         langs = languages(a.port)
-        source = langs[0]["code"]
-        target = next(t for t in langs[0]["targets"] if t != source)
+        pair = next(l for l in langs if l["targets"])  # the model's source language and its first target
+        source, target = pair["code"], pair["targets"][0]
         ours_once(a.port, lines[:8], source, target)  # warm-up
         best_ours, best_ct2 = None, None
         for _ in range(a.repeat):

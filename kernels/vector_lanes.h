@@ -3,12 +3,14 @@
 // - 16 floats (one AVX-512 register, two AVX2 or four SSE ones) in functions
 //   built for AVX-512, AVX2 and plain x86-64, one picked at run time
 //   (NMT_VECTOR_DISPATCH below; the product is built for plain x86-64): used
-//   by kernels/step_product.cpp, step_attention.cpp, residual_norm.cpp and
-//   int8_rows.cpp;
+//   by kernels/step_attention.cpp, residual_norm.cpp and int8_rows.cpp.
+//   Where a loop keeps many of them live, the AVX2 and plain builds spill
+//   them to the stack (step_product's sums did: 13x slower on AVX2);
 // - W floats (Vec<W>), for a kernel written once as a template and compiled
 //   into one function per instruction set that callers (and tests) choose by
 //   kernels::VectorIsa: W = 16 inside a target("avx512f") function, 8 inside a
-//   target("avx2,fma") one, 1 for plain scalar code (kernels/log_softmax.cpp).
+//   target("avx2,fma") one, 4 or 1 for plain code (kernels/log_softmax.cpp,
+//   and kernels/step_product.cpp inside NMT_VECTOR_DISPATCH's builds).
 #pragma once
 
 #include <cstdint>
