@@ -1,6 +1,7 @@
 // Which vector instructions the hand-vectorized kernels (kernels/log_softmax.h,
-// kernels/top_k.h, and those built with NMT_VECTOR_DISPATCH, vector_lanes.h) use: the widest this CPU runs, chosen at run time so that
-// one build serves every x86-64 machine. Tests run each one the CPU supports.
+// kernels/top_k.h, and those built with NMT_VECTOR_DISPATCH, vector_lanes.h)
+// use: the widest this CPU runs, chosen at run time so that one build serves
+// every x86-64 machine. Tests run each one the CPU supports.
 #pragma once
 
 namespace nmt::kernels {

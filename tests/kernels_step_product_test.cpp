@@ -95,8 +95,9 @@ TEST(StepProduct, GivesTheSameBitsOnOneThreadAndOnTwo) {
     }
     // Two threads in a step team (kernels/step_team.h), as a fused step runs.
     got.push_back(torch::empty({rows, out}));
-    with_step_team(
-        [&] { step_product(x.data_ptr<float>(), rows, weights, b.data_ptr<float>(), false, got.back().data_ptr<float>()); });
+    with_step_team([&] {
+      step_product(x.data_ptr<float>(), rows, weights, b.data_ptr<float>(), false, got.back().data_ptr<float>());
+    });
     EXPECT_TRUE(torch::equal(got[0], got[1])) << rows << " rows";
     EXPECT_TRUE(torch::equal(got[0], got[2])) << rows << " rows, in a step team";
   }
@@ -114,8 +115,11 @@ TEST(StepProduct, PacksWeightsInTheLayoutItReads) {
     ASSERT_EQ(packed.numel(), static_cast<int64_t>(expected.size())) << in << " -> " << out;
     EXPECT_TRUE(std::equal(expected.begin(), expected.end(), view.data)) << in << " -> " << out;
   }
-  EXPECT_TRUE(test::throws_with<c10::Error>([] { packed_fp32_view(torch::zeros({2, 16, 32}), 16, 64); },
-                                            {"not fp32 product weights", "16 inputs", "64 outputs"}));
+  EXPECT_TRUE(test::throws_with<c10::Error>(
+      [] {
+        packed_fp32_view(torch::zeros({2, 16, 32}), 16, 64);
+      },
+      {"not fp32 product weights", "16 inputs", "64 outputs"}));
 }
 
 TEST(StepProduct, TakesAnyRowCountAndNoneAtAll) {

@@ -68,8 +68,8 @@ thread_local bool int8_products = false;
 
 bool onednn_isa_capped_below(const std::string& isa) {
   // oneDNN's names (ONEDNN_MAX_CPU_ISA, or DNNL_MAX_CPU_ISA before it), lowest first.
-  static const std::vector<std::string> order{"SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX512_CORE",
-                                              "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_AMX"};
+  static const std::vector<std::string> order{
+      "SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX512_CORE", "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_AMX"};
   const char* set = std::getenv("ONEDNN_MAX_CPU_ISA");
   if (!set || !*set) set = std::getenv("DNNL_MAX_CPU_ISA");
   if (!set || !*set) return false;
