@@ -93,6 +93,26 @@ def ct2_translate(a):
                               tokens_per_s=tokens / seconds, peak_mib=peak)), flush=True)
 
 
+def two_users_at_once(request, lines):
+    """Two users, each calling request(line) on every other line, one at a time, on its own thread:
+    returns the seconds both took and every request's latency."""
+    latencies = [[], []]
+
+    def user(k):
+        for line in lines[k::2]:
+            start = time.perf_counter()
+            request(k, line)
+            latencies[k].append(time.perf_counter() - start)
+
+    start = time.perf_counter()
+    users = [threading.Thread(target=user, args=(k,)) for k in (0, 1)]
+    for u in users:
+        u.start()
+    for u in users:
+        u.join()
+    return time.perf_counter() - start, latencies[0] + latencies[1]
+
+
 def ct2_two_users(a):
     """Two users at once, each translating its lines one at a time (what a server with two concurrent
     users does): CTranslate2 with inter_threads 2 x intra_threads 1, each user on its own Python thread
@@ -113,21 +133,8 @@ def ct2_two_users(a):
 
     for line in lines[:8]:
         one(line)  # warm-up
-    latencies = [[], []]
-
-    def user(k):
-        for line in lines[k::2]:
-            start = time.perf_counter()
-            one(line)
-            latencies[k].append(time.perf_counter() - start)
-
-    start = time.perf_counter()
-    users = [threading.Thread(target=user, args=(k,)) for k in (0, 1)]
-    for u in users:
-        u.start()
-    for u in users:
-        u.join()
-    print(json.dumps(dict(seconds=time.perf_counter() - start, latencies=latencies[0] + latencies[1])), flush=True)
+    seconds, latencies = two_users_at_once(lambda k, line: one(line), lines)
+    print(json.dumps(dict(seconds=seconds, latencies=latencies)), flush=True)
 
 
 def worker_main(argv):

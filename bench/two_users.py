@@ -26,12 +26,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from ct2_compare import child_env, worker, cpu_description  # noqa: E402
+from ct2_worker import two_users_at_once  # noqa: E402
 
 
 def wait_for_server(port, proc, seconds=120):
@@ -58,30 +58,22 @@ def languages(port):
 
 
 def ours_once(port, lines, source, target):
-    latencies = [[], []]
+    connections = [http.client.HTTPConnection("127.0.0.1", port, timeout=120) for _ in (0, 1)]
     failures = []
 
-    def user(k):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        for line in lines[k::2]:
-            body = json.dumps({"q": line, "source": source, "target": target})
-            start = time.perf_counter()
-            c.request("POST", "/translate", body, {"Content-Type": "application/json"})
-            r = c.getresponse()
-            payload = r.read()
-            latencies[k].append(time.perf_counter() - start)
-            if r.status != 200:
-                failures.append(payload[:200])
+    def request(k, line):
+        c = connections[k]
+        c.request("POST", "/translate", json.dumps({"q": line, "source": source, "target": target}),
+                  {"Content-Type": "application/json"})
+        r = c.getresponse()
+        payload = r.read()
+        if r.status != 200:
+            failures.append(payload[:200])
 
-    start = time.perf_counter()
-    users = [threading.Thread(target=user, args=(k,)) for k in (0, 1)]
-    for u in users:
-        u.start()
-    for u in users:
-        u.join()
+    seconds, latencies = two_users_at_once(request, lines)
     if failures:
         raise SystemExit("two_users: %d requests failed, e.g. %s" % (len(failures), failures[0]))
-    return time.perf_counter() - start, latencies[0] + latencies[1]
+    return seconds, latencies
 
 
 def summary(seconds, latencies):

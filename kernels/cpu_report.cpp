@@ -7,6 +7,7 @@
 #include "kernels/int8_step_product.h"
 #include "kernels/packed_linear.h"
 #include "kernels/vector_isa.h"
+#include "util/blas_kernels.h"
 #include "util/runtime_symbol.h"
 
 namespace nmt::kernels {
@@ -38,12 +39,11 @@ std::string env_or(const char* name, const char* otherwise) {
 }
 
 std::string openblas() {
-  const auto corename = runtime_symbol<char* (*)()>("openblas_get_corename");
+  const std::string kernels = blas_kernels_description();  // util/blas_kernels.h
+  if (kernels.empty()) return "not OpenBLAS";
   const auto config = runtime_symbol<char* (*)()>("openblas_get_config");
-  if (!corename) return "not OpenBLAS (libblas.so.3 has no openblas_get_corename)";
-  std::string s = std::string("core ") + corename();
-  if (config) s += std::string(", ") + config();
-  return s + " (" + env_or("OPENBLAS_CORETYPE", "OPENBLAS_CORETYPE unset") + ")";
+  return "core " + kernels + (config ? std::string(", ") + config() : "") + " (" +
+         env_or("OPENBLAS_CORETYPE", "OPENBLAS_CORETYPE unset") + ")";
 }
 
 }  // namespace

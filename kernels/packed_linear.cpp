@@ -247,25 +247,21 @@ PackedLinear::PackedLinear(const torch::Tensor& weight, const torch::Tensor& bia
     s.step_weights = packed_fp32_view(s.fp32_weights, s.in, s.out);
     return;
   }
-  if (int8 && Int8StepWeights::available()) {  // the VNNI kernel takes every row count: no oneDNN copy
-    const torch::Tensor w = weight.detach().to(torch::kCPU, torch::kFloat).contiguous();
-    const torch::Tensor plain = torch::empty({s.out, s.in}, torch::kChar);
-    s.weight_scales = torch::empty({s.out}, torch::kFloat);
-    quantize_rows(w.data_ptr<float>(), s.out, s.in, plain.data_ptr<int8_t>(), s.weight_scales.data_ptr<float>());
-    s.int8_step = std::make_unique<const Int8StepWeights>(plain.data_ptr<int8_t>(), s.out, s.in);
-    return;
-  }
-  // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
+  // int8: symmetric per output, as inputs are per row (kernels/int8_rows.h).
   torch::Tensor plain;
   if (int8) {
-    // Symmetric per output, as inputs are per row (kernels/int8_rows.h).
     const torch::Tensor w = weight.detach().to(torch::kCPU, torch::kFloat).contiguous();
     plain = torch::empty({s.out, s.in}, torch::kChar);
     s.weight_scales = torch::empty({s.out}, torch::kFloat);
     quantize_rows(w.data_ptr<float>(), s.out, s.in, plain.data_ptr<int8_t>(), s.weight_scales.data_ptr<float>());
+    if (Int8StepWeights::available()) {  // the VNNI kernel takes every row count: no oneDNN copy
+      s.int8_step = std::make_unique<const Int8StepWeights>(plain.data_ptr<int8_t>(), s.out, s.in);
+      return;
+    }
   } else {
     plain = weight.detach().to(torch::kCPU, dtype).contiguous();
   }
+  // oneDNN's [in, out] view of the row-major [out, in] weight is layout "ba".
   const memory::desc plain_desc(Dims{s.in, s.out}, type, memory::format_tag::ba);
   const memory::desc any(Dims{s.in, s.out}, type, memory::format_tag::any);
   s.weights_desc = s.describe(128, any, false).weights_desc();
