@@ -39,10 +39,6 @@
 
 namespace nmt::kernels {
 
-// A decoding step's rows at most (32 sentences of 4 beams), which the
-// timings above cover.
-inline constexpr int64_t kStepRows = 128;
-
 struct PackedFp32Weights {
   const float* data = nullptr;  // [out / 64 blocks, rounded up][padded_in][64]
   int64_t in = 0, out = 0, padded_in = 0;

@@ -36,7 +36,9 @@ std::vector<float> packed_layout(const torch::Tensor& weight, int64_t& padded_in
 }
 
 // Row counts that take every group size and split of the kernel's groups of
-// rows (1-13), and the larger ones decoding meets, up to kStepRows.
+// rows (1-13), and the larger ones decoding meets, up to a step's most
+// (32 sentences of 4 beams).
+constexpr int64_t kStepRows = 128;
 const std::vector<int64_t> kRowCounts{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 24, 31, 32, 37, 64, 127, kStepRows};
 
 torch::Tensor double_product(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, bool relu) {
