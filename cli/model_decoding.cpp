@@ -13,6 +13,33 @@
 #include "util/error.h"
 
 namespace nmt::cli {
+namespace {
+
+// An imported model's decoding.json: its engine's conventions where the
+// command line did not set them.
+std::string apply_engine_conventions(decode::SearchOptions& search, const storage::DecodingChoice& choice,
+                                     const std::string& path, GivenSearchFlags given) {
+  if (!given.length_penalty_form) {
+    search.length_penalty_form = decode::length_penalty_form(choice.length_penalty_form, path);
+  }
+  if (!given.min_length && choice.min_length) search.min_length = *choice.min_length;
+  if (!given.max_len) {
+    if (choice.max_len_a) search.max_len_a = *choice.max_len_a;
+    if (choice.max_len_b) search.max_len_b = *choice.max_len_b;
+  }
+  std::error_code ec;
+  return fmt::format("decoding with beam {}, length penalty {:.2f} ({} form), at least {} and at most {} * source + {} "
+                     "tokens: {}'s defaults for this model{} where the command line sets none",
+                     search.beam, search.length_penalty, decode::length_penalty_form_name(search.length_penalty_form),
+                     search.min_length, search.max_len_a, search.max_len_b, choice.engine,
+                     std::filesystem::exists(path, ec) ? " (" + path + ")" : "");
+}
+
+}  // namespace
+
+int64_t max_source_tokens(const ModelConfig& model) {
+  return model.max_len - (model.source_bos ? 1 : 0) - (model.source_eos ? 1 : 0);
+}
 
 std::string apply_model_decoding(decode::SearchOptions& search, const std::optional<storage::DecodingChoice>& choice,
                                  const std::string& path, GivenSearchFlags given) {
@@ -31,6 +58,7 @@ std::string apply_model_decoding(decode::SearchOptions& search, const std::optio
   }
   if (!given.beam) search.beam = std::max(choice->beam, search.nbest);
   if (!given.length_penalty) search.length_penalty = choice->length_penalty;
+  if (!choice->engine.empty()) return apply_engine_conventions(search, *choice, path, given);
   const bool any_from_file = !given.beam || !given.length_penalty;
   return fmt::format("decoding with beam {}{} and length penalty {:.2f}{}{}", search.beam, beam_from(true),
                      search.length_penalty, penalty_from(true),

@@ -15,9 +15,14 @@
 
 namespace nmt::cli {
 
+// The longest source the model takes: its position table less the sos and
+// eos it puts around a source.
+int64_t max_source_tokens(const ModelConfig& model);
+
 struct GivenSearchFlags {  // set on the command line
   bool beam = false, length_penalty = false;
   bool max_piece_tokens = false, coverage_threshold = false;
+  bool length_penalty_form = false, min_length = false, max_len = false;
 };
 
 // Updates `search` (a wider n-best still widens the beam unless --beam was

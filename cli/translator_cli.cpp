@@ -26,6 +26,7 @@
 #include "data/language_pair.h"
 #include "decode/translation_stream.h"
 #include "kernels/packed_linear.h"
+#include "interop/model_loader.h"
 #include "storage/model_dir.h"
 #include "storage/state_dict.h"
 #include "util/atomic_file.h"
@@ -41,6 +42,7 @@ constexpr int64_t kChunkLines = 2000;  // lines read, sorted and batched at a ti
 struct Args {
   std::vector<std::string> model_dirs;  // --model, repeated only with --serve
   std::string model_dir, checkpoint, input, output, score_ref, hypotheses, export_path, svg_path;
+  std::string import_path, out_dir;  // --import PATH --out DIR
   std::string source_lang, target_lang;  // a pair of a model trained on several (cli/model_pairs.h)
   int64_t attention_layer = -1;
   std::string device = "auto";
@@ -52,6 +54,8 @@ struct Args {
   decode::TranslatorOptions options = default_decoding();
   std::vector<std::string> text;
   bool beam_given = false, length_penalty_given = false, attention_layer_given = false;
+  bool length_penalty_form_given = false, min_length_given = false, max_len_given = false;
+  std::string length_penalty_form_name = "gnmt";
   bool max_piece_given = false, coverage_threshold_given = false;
   bool with_scores = false;  // INDEX ||| HYPOTHESIS ||| SCORE lines even for one hypothesis
   ServeArgs serve;
@@ -76,6 +80,11 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--max-len-b", s.max_len_b, "Output limit: A * source tokens + B")->capture_default_str();
   app.add_option("--length-penalty", s.length_penalty,
                  "GNMT length penalty alpha: scores are divided by ((5 + length) / 6)^alpha; 0 disables")
+      ->capture_default_str();
+  app.add_option("--length-penalty-form", a.length_penalty_form_name,
+                 "gnmt: ((5 + length) / 6)^alpha; power: length^alpha, as CTranslate2 divides (the default of models "
+                 "imported from it)")
+      ->check(CLI::IsMember({"gnmt", "power"}))
       ->capture_default_str();
   app.add_option("--patience", s.patience,
                  "Beam search ends a sentence once beam x P hypotheses have finished; more searches longer")
@@ -106,6 +115,10 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--score", a.score_ref, "Reference file: print BLEU and chrF2 as JSON on standard error");
   app.add_option("--hypotheses", a.hypotheses, "With --score: score this existing translation file, no model");
   app.add_option("--export-state-dict", a.export_path, "Write the weights in the reference's state_dict format");
+  app.add_option("--import", a.import_path,
+                 "Write a model directory of this program (--out DIR) from a model of another engine: a CTranslate2 "
+                 "model directory");
+  app.add_option("--out", a.out_dir, "With --import: the model directory to write (must not exist)");
   app.add_option("--attention-svg", a.svg_path, "Draw the cross-attention of the first translated line as SVG");
   app.add_option("--attention-layer", a.attention_layer,
                  "Decoder layer drawn, and with --format html the one that aligns markup (negative: from the last; "
@@ -151,6 +164,13 @@ void add_options(CLI::App& app, Args& a) {
 }
 
 void check_args(Args& a) {
+  if (!a.import_path.empty() || !a.out_dir.empty()) {
+    if (a.import_path.empty() || a.out_dir.empty()) throw UsageError("--import PATH and --out DIR go together.");
+    if (!a.model_dirs.empty() || a.serve.serve || !a.input.empty() || !a.text.empty() || !a.output.empty()) {
+      throw UsageError("--import writes a model directory; it takes no --model, --serve, --input, --output or TEXT.");
+    }
+    return;
+  }
   if (!a.hypotheses.empty()) {
     if (a.score_ref.empty()) throw UsageError("--hypotheses FILE needs --score REF_FILE to score against.");
     if (!a.input.empty() || !a.text.empty()) {
@@ -307,9 +327,11 @@ int run_translation(Args& a) {
   a.options.parallel_batches = !device.is_cpu() ? 1 : a.parallel_batches > 0 ? a.parallel_batches : cores;
   // The server decodes its rounds on all threads, as with --parallel-batches (above).
   a.options.split_batches = a.split_batches && !a.serve.serve;
-  const GivenSearchFlags given{a.beam_given, a.length_penalty_given, a.max_piece_given, a.coverage_threshold_given};
+  const GivenSearchFlags given{a.beam_given,     a.length_penalty_given,      a.max_piece_given,
+                               a.coverage_threshold_given, a.length_penalty_form_given, a.min_length_given,
+                               a.max_len_given};
   if (a.serve.serve) return run_server(a.serve, a.model_dirs, a.checkpoint, device, a.options, given);
-  auto loaded = storage::load_model_dir(a.model_dir, a.checkpoint, device);
+  auto loaded = interop::load_model(a.model_dir, a.checkpoint, device);
   if (!loaded.why.empty()) {
     std::cerr << "translator: using " << loaded.checkpoint_path << " (step " << loaded.step << "; " << loaded.why
               << ")\n";
@@ -335,7 +357,7 @@ int run_translation(Args& a) {
   if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
   std::cerr << "translator: "
             << apply_model_lengths(a.options, loaded.lengths, storage::ModelDirPaths(a.model_dir).lengths,
-                                   loaded.config.model.max_len - 2, given)
+                                   max_source_tokens(loaded.config.model), given)
             << ".\n";
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
@@ -381,11 +403,22 @@ int translator_main(int argc, char** argv) {
   }
   a.beam_given = app.count("--beam") > 0;
   a.length_penalty_given = app.count("--length-penalty") > 0;
+  a.length_penalty_form_given = app.count("--length-penalty-form") > 0;
+  a.min_length_given = app.count("--min-length") > 0;
+  a.max_len_given = app.count("--max-len-a") > 0 || app.count("--max-len-b") > 0;
+  a.options.search.length_penalty_form = decode::length_penalty_form(a.length_penalty_form_name, "--length-penalty-form");
   a.attention_layer_given = app.count("--attention-layer") > 0;
   a.max_piece_given = app.count("--max-piece-tokens") > 0;
   a.coverage_threshold_given = app.count("--coverage-threshold") > 0;
   check_args(a);
   if (!a.hypotheses.empty()) return score_files(a.score_ref, a.hypotheses);
+  if (!a.import_path.empty()) {
+    const auto imported = interop::import_model(a.import_path);
+    interop::write_native_model_dir(imported, a.out_dir);
+    std::cerr << "translator: wrote " << a.out_dir << " from the " << imported.format << " model " << a.import_path
+              << " (" << imported.model.n_layers << " layers, d_model " << imported.model.d_model << ").\n";
+    return 0;
+  }
   return run_translation(a);
 }
 

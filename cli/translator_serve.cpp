@@ -10,6 +10,7 @@
 
 #include "cli/model_pairs.h"
 #include "cli/pair_translators.h"
+#include "interop/model_loader.h"
 #include "serve/http_server.h"
 #include "serve/text_translation.h"
 #include "storage/model_dir.h"
@@ -27,12 +28,14 @@ std::vector<std::string> model_dirs_under(const std::string& folder) {
   if (!fs::is_directory(folder)) throw UsageError("--models-dir " + folder + " is not a directory.");
   std::vector<std::string> dirs;
   for (const auto& entry : fs::directory_iterator(folder)) {
-    if (entry.is_directory() && fs::exists(entry.path() / "config.json")) dirs.push_back(entry.path().string());
+    if (entry.is_directory() && !interop::model_format(entry.path().string()).empty()) {
+      dirs.push_back(entry.path().string());
+    }
   }
   std::sort(dirs.begin(), dirs.end());
   if (dirs.empty()) {
     throw UsageError("--models-dir " + folder + " holds no model directory (a folder with a config.json, as the "
-                     "trainer writes).");
+                     "trainer writes, or a CTranslate2 model with its model.bin).");
   }
   return dirs;
 }
@@ -87,7 +90,7 @@ decode::TranslatorOptions default_decoding() {
 
 ServedModelDir load_served_model_dir(const std::string& dir, const std::string& checkpoint, const torch::Device& device,
                                      decode::TranslatorOptions options, GivenSearchFlags given) {
-  ServedModelDir e{storage::load_model_dir(dir, checkpoint, device), {}, {}};
+  ServedModelDir e{interop::load_model(dir, checkpoint, device), {}, {}};
   const auto pairs = model_pairs(e.loaded, dir);
   e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given);
   options.source_language = pairs.front().source;
@@ -96,7 +99,7 @@ ServedModelDir load_served_model_dir(const std::string& dir, const std::string& 
   if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
   e.decoding += "; " +
                apply_model_lengths(options, e.loaded.lengths, storage::ModelDirPaths(dir).lengths,
-                                   e.loaded.config.model.max_len - 2, given);
+                                   max_source_tokens(e.loaded.config.model), given);
   std::string name = fs::path(dir).filename().string();
   if (name.empty()) name = fs::path(dir).parent_path().filename().string();  // "dir/"
   e.pairs = pair_translators(e.loaded, pairs, options, name,

@@ -11,7 +11,7 @@ namespace nmt::data {
 Batch make_batch(const CorpusMix& mix, const PairRef* pairs, size_t count, const SpecialIds& ids) {
   int64_t s_max = 0, t_max = 0;  // full lengths, sos and eos included
   for (size_t r = 0; r < count; ++r) {
-    s_max = std::max(s_max, mix.src_len(pairs[r]) + 2);
+    s_max = std::max(s_max, source_tokens_of(mix.src_len(pairs[r]), ids.src));
     t_max = std::max(t_max, mix.tgt_len(pairs[r]) + 2);
   }
   const auto rows = static_cast<int64_t>(count);
@@ -29,16 +29,17 @@ Batch make_batch(const CorpusMix& mix, const PairRef* pairs, size_t count, const
     batch.pair_indices[r] = mix.first_index(p.source) + p.pair;
     int64_t* srow = s + static_cast<int64_t>(r) * s_max;
     const int64_t sl = mix.src_len(p);
-    srow[0] = ids.src.bos;
-    if (source.tag_id >= 0) srow[1] = source.tag_id;
-    corpus.copy_src(p.pair, srow + 1 + (source.tag_id >= 0 ? 1 : 0));
-    srow[sl + 1] = ids.src.eos;
+    const int64_t bos = ids.src.bos >= 0 ? 1 : 0;
+    if (bos) srow[0] = ids.src.bos;
+    if (source.tag_id >= 0) srow[bos] = source.tag_id;
+    corpus.copy_src(p.pair, srow + bos + (source.tag_id >= 0 ? 1 : 0));
+    if (ids.src.eos >= 0) srow[sl + bos] = ids.src.eos;
     int64_t* trow = t + static_cast<int64_t>(r) * t_max;
     const int64_t tl = corpus.tgt_len(p.pair);
     trow[0] = ids.tgt.bos;
     corpus.copy_tgt(p.pair, trow + 1);
     trow[tl + 1] = ids.tgt.eos;
-    batch.src_tokens += source_tokens_of(sl);
+    batch.src_tokens += source_tokens_of(sl, ids.src);
     batch.tgt_tokens += target_tokens_of(tl);
   }
   batch.src = src;

@@ -1,6 +1,8 @@
 // One padded batch of sentence pairs as the model consumes it. Both sides
-// are wrapped like the reference: sos, tokens, eos; the decoder reads the
-// target without its last cell and is scored against it without its first.
+// are wrapped like the reference: sos, tokens, eos (the source without sos
+// or eos where the model reads none: model.source_bos, model.source_eos);
+// the decoder reads the target without its last cell and is scored against
+// it without its first.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +15,8 @@
 namespace nmt::data {
 
 struct SideIds {
-  int64_t pad = 1, bos = 2, eos = 3;
+  int64_t pad = 1, bos = 2, eos = 3;  // bos or eos -1: not put around the source
+  int64_t ends() const { return (bos >= 0 ? 1 : 0) + (eos >= 0 ? 1 : 0); }
 };
 
 struct SpecialIds {
@@ -31,8 +34,8 @@ struct Batch {
 
 // The non-pad cells a pair adds to a batch, as make_batch counts them (and
 // the trainer's data-parallel ranks count the batches they skip): the source
-// with sos and eos, the gold target with eos.
-inline int64_t source_tokens_of(int64_t source_length) { return source_length + 2; }
+// with its sos and eos, the gold target with eos.
+inline int64_t source_tokens_of(int64_t source_length, const SideIds& src) { return source_length + src.ends(); }
 inline int64_t target_tokens_of(int64_t target_length) { return target_length + 1; }
 
 // Builds the tensors (on the CPU) for pairs[0, count) of the mix: sos, the

@@ -150,7 +150,7 @@ bool BatchIterator::skip(int64_t& src_tokens, int64_t& tgt_tokens) {
   const uint64_t begin = plan_.starts[static_cast<size_t>(next_)];
   const uint64_t end = plan_.starts[static_cast<size_t>(next_) + 1];
   for (uint64_t k = begin; k < end; ++k) {
-    src_tokens += source_tokens_of(mix_->src_len(plan_.pairs[k]));
+    src_tokens += source_tokens_of(mix_->src_len(plan_.pairs[k]), ids_.src);
     tgt_tokens += target_tokens_of(mix_->tgt_len(plan_.pairs[k]));
   }
   count_seen(begin, end);

@@ -11,7 +11,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/file_identity.h"
-#include "vocab/sentencepiece_vocab.h"
+#include "vocab/vocab.h"
 
 namespace nmt::data {
 namespace {
@@ -86,7 +86,7 @@ int encoding_threads(const EncodeOptions& options) {
 }  // namespace
 
 uint64_t corpus_cache_key(const std::string& src_path, const std::string& tgt_path,
-                          const vocab::SentencePieceVocab& src_vocab, const vocab::SentencePieceVocab& tgt_vocab,
+                          const vocab::Vocab& src_vocab, const vocab::Vocab& tgt_vocab,
                           const EncodeOptions& options) {
   Fnv1a h;
   h.text("nmt id cache 3");
@@ -108,8 +108,8 @@ std::string corpus_cache_path(const std::string& src_path, uint64_t key, const E
 }
 
 PreparedCorpus prepare_encoded_corpus(const std::string& src_path, const std::string& tgt_path,
-                                      const vocab::SentencePieceVocab& src_vocab,
-                                      const vocab::SentencePieceVocab& tgt_vocab, const EncodeOptions& options) {
+                                      const vocab::Vocab& src_vocab,
+                                      const vocab::Vocab& tgt_vocab, const EncodeOptions& options) {
   for (const std::string& p : {src_path, tgt_path}) {
     std::error_code ec;
     if (!fs::exists(p, ec)) throw DataError("Cannot open " + p + ": no such file.");

@@ -14,7 +14,7 @@
 #include "text/line_reader.h"
 
 namespace nmt::vocab {
-class SentencePieceVocab;
+class Vocab;
 }
 
 namespace nmt::data {
@@ -37,13 +37,13 @@ struct PreparedCorpus {
 // nmt::DataError for unreadable, misaligned or invalid files, and when no
 // pair is left (an empty corpus), naming the files.
 PreparedCorpus prepare_encoded_corpus(const std::string& src_path, const std::string& tgt_path,
-                                      const vocab::SentencePieceVocab& src_vocab,
-                                      const vocab::SentencePieceVocab& tgt_vocab, const EncodeOptions& options);
+                                      const vocab::Vocab& src_vocab,
+                                      const vocab::Vocab& tgt_vocab, const EncodeOptions& options);
 
 // What the cache depends on: each file's absolute path, size and
 // modification time, the bytes of both models, the rules and the format.
 uint64_t corpus_cache_key(const std::string& src_path, const std::string& tgt_path,
-                          const vocab::SentencePieceVocab& src_vocab, const vocab::SentencePieceVocab& tgt_vocab,
+                          const vocab::Vocab& src_vocab, const vocab::Vocab& tgt_vocab,
                           const EncodeOptions& options);
 
 // <cache_dir>/<source file name>-<key in hex>.ids

@@ -9,7 +9,7 @@
 
 #include "data/parallel_reader.h"
 #include "util/random.h"
-#include "vocab/sentencepiece_vocab.h"
+#include "vocab/vocab.h"
 
 namespace nmt::data {
 namespace {
@@ -42,7 +42,7 @@ bool read_chunk(ParallelReader& reader, EncodedChunk& chunk) {
   return chunk.size() > 0 || !chunk.over_byte_limit.empty();
 }
 
-void encode_chunk(EncodedChunk& chunk, const vocab::SentencePieceVocab& sv, const vocab::SentencePieceVocab& tv) {
+void encode_chunk(EncodedChunk& chunk, const vocab::Vocab& sv, const vocab::Vocab& tv) {
   const size_t n = chunk.size();
   chunk.src_ids.resize(n);
   chunk.tgt_ids.resize(n);
@@ -61,7 +61,7 @@ void encode_chunk(EncodedChunk& chunk, const vocab::SentencePieceVocab& sv, cons
 // The chunks in flight and who may touch which.
 class Pipeline {
  public:
-  Pipeline(ParallelReader& reader, const vocab::SentencePieceVocab& sv, const vocab::SentencePieceVocab& tv,
+  Pipeline(ParallelReader& reader, const vocab::Vocab& sv, const vocab::Vocab& tv,
            int threads)
       : reader_(reader), sv_(sv), tv_(tv), encoders_(std::max(1, threads)), chunks_(encoders_ + 2),
         state_(chunks_.size(), kFree), seq_(chunks_.size(), 0) {}
@@ -164,8 +164,8 @@ class Pipeline {
   }
 
   ParallelReader& reader_;
-  const vocab::SentencePieceVocab& sv_;
-  const vocab::SentencePieceVocab& tv_;
+  const vocab::Vocab& sv_;
+  const vocab::Vocab& tv_;
   const int encoders_;
   std::vector<EncodedChunk> chunks_;
   std::vector<State> state_;
@@ -180,8 +180,8 @@ class Pipeline {
 
 }  // namespace
 
-void encode_in_order(ParallelReader& reader, const vocab::SentencePieceVocab& src_vocab,
-                     const vocab::SentencePieceVocab& tgt_vocab, int threads,
+void encode_in_order(ParallelReader& reader, const vocab::Vocab& src_vocab,
+                     const vocab::Vocab& tgt_vocab, int threads,
                      const std::function<void(const EncodedChunk&)>& consume) {
   Pipeline(reader, src_vocab, tgt_vocab, threads).run(consume);
 }

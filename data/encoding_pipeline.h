@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace nmt::vocab {
-class SentencePieceVocab;
+class Vocab;
 }
 
 namespace nmt::data {
@@ -38,8 +38,8 @@ struct EncodedChunk {
 
 // Runs the pipeline to the end of the reader. An exception in any thread
 // stops the others and is rethrown here.
-void encode_in_order(ParallelReader& reader, const vocab::SentencePieceVocab& src_vocab,
-                     const vocab::SentencePieceVocab& tgt_vocab, int threads,
+void encode_in_order(ParallelReader& reader, const vocab::Vocab& src_vocab,
+                     const vocab::Vocab& tgt_vocab, int threads,
                      const std::function<void(const EncodedChunk&)>& consume);
 
 }  // namespace nmt::data

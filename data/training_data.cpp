@@ -29,9 +29,10 @@ bool TrainingData::train_reused() const {
   return !train_caches.empty();
 }
 
-SpecialIds special_ids(const vocab::Vocabularies& vocabs) {
+SpecialIds special_ids(const vocab::Vocabularies& vocabs, const ModelConfig& model) {
   SpecialIds ids;
-  ids.src = {vocabs.src->pad_id(), vocabs.src->bos_id(), vocabs.src->eos_id()};
+  ids.src = {vocabs.src->pad_id(), model.source_bos ? vocabs.src->bos_id() : -1,
+             model.source_eos ? vocabs.src->eos_id() : -1};
   ids.tgt = {vocabs.tgt->pad_id(), vocabs.tgt->bos_id(), vocabs.tgt->eos_id()};
   return ids;
 }
@@ -45,7 +46,7 @@ TrainingData prepare_training_data(const Config& config, const vocab::Vocabulari
   options.threads = static_cast<int>(config.train.threads);
   tagged_pairs(d);  // the language tags' convention holds (UsageError naming the corpus)
   TrainingData data;
-  data.ids = special_ids(vocabs);
+  data.ids = special_ids(vocabs, config.model);
   std::vector<MixSource> sources;
   for (const CorpusConfig& c : d.training_corpora()) {
     MixSource s;

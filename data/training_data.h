@@ -19,6 +19,7 @@
 
 namespace nmt {
 struct Config;
+struct ModelConfig;
 }
 namespace nmt::vocab {
 struct Vocabularies;
@@ -36,7 +37,9 @@ struct TrainingData {
   bool train_reused() const;                   // every corpus's cache found valid
 };
 
-SpecialIds special_ids(const vocab::Vocabularies& vocabs);
+// The ids batches are wrapped with: the vocabularies', the source's sos and
+// eos only where the model reads them (model.source_bos, model.source_eos).
+SpecialIds special_ids(const vocab::Vocabularies& vocabs, const ModelConfig& model);
 
 // Encodes (or reuses the id caches of) the training corpora and the
 // validation corpus. Training pairs are filtered by data.max_len,

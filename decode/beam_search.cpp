@@ -109,7 +109,7 @@ class BeamSearch {
       const int64_t token = indices[i][j] % c.vocab;
       if (token == ids_.eos) {
         if (j < beam) {
-          finished_[s].push_back(completed(prefixes_.tensor()[parent], v, options_.length_penalty));
+          finished_[s].push_back(completed(prefixes_.tensor()[parent], v, options_));
           finished_[s].back().coverage = scorer_.coverage(parent);
         }
       } else if (kept < beam) {

@@ -132,7 +132,7 @@ namespace {
 
 // The text of tokens [begin, end) of piece i (a few words), quoted.
 std::string piece_words(const LinePlan& plan, size_t i, int64_t begin, int64_t end,
-                        const vocab::SentencePieceVocab& source) {
+                        const vocab::Vocab& source) {
   const auto& from = plan.sources[i];
   const std::string_view piece = from.shaped ? std::string_view(from.shape.text) : from.span.of(plan.text);
   const auto ids = source.encode_with_offsets(piece);
@@ -152,7 +152,7 @@ std::string piece_words(const LinePlan& plan, size_t i, int64_t begin, int64_t e
 }  // namespace
 
 std::string describe_failures(const LinePlan& plan, const CoverageOptions& options,
-                              const vocab::SentencePieceVocab& source) {
+                              const vocab::Vocab& source) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < plan.checks.size(); ++i) {
     const PieceCheck& c = plan.checks[i];

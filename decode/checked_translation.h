@@ -47,6 +47,6 @@ struct CoverageTally {
 // ("4 source words may be missing from the translation: \"...\""); empty
 // when nothing does.
 std::string describe_failures(const LinePlan& plan, const CoverageOptions& options,
-                              const vocab::SentencePieceVocab& source);
+                              const vocab::Vocab& source);
 
 }  // namespace nmt::decode

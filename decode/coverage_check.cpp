@@ -22,7 +22,7 @@ void CoverageOptions::validate() const {
   }
 }
 
-CoverageChecker::CoverageChecker(std::shared_ptr<const vocab::SentencePieceVocab> source, CoverageOptions options)
+CoverageChecker::CoverageChecker(std::shared_ptr<const vocab::Vocab> source, CoverageOptions options)
     : source_(std::move(source)), options_(options) {
   if (!source_) throw DataError("The coverage check needs the source vocabulary.");
   options_.validate();

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "decode/hypothesis.h"
-#include "vocab/sentencepiece_vocab.h"
+#include "vocab/vocab.h"
 
 namespace nmt::decode {
 
@@ -59,7 +59,7 @@ struct WordMass {
 
 class CoverageChecker {
  public:
-  CoverageChecker(std::shared_ptr<const vocab::SentencePieceVocab> source, CoverageOptions options);
+  CoverageChecker(std::shared_ptr<const vocab::Vocab> source, CoverageOptions options);
 
   // `ids`: the piece's source ids (no sos/eos); `best`: its best hypothesis.
   PieceCheck check(const std::vector<int64_t>& ids, const Hypothesis& best) const;
@@ -69,7 +69,7 @@ class CoverageChecker {
   const CoverageOptions& options() const { return options_; }
 
  private:
-  std::shared_ptr<const vocab::SentencePieceVocab> source_;
+  std::shared_ptr<const vocab::Vocab> source_;
   CoverageOptions options_;
   std::vector<uint8_t> starts_word_;  // per source id
 };

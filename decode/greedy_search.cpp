@@ -23,7 +23,6 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int6
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids,
                                       const SearchOptions& options) {
   const NextTokenRules rules(options, ids, batch);
-  const double alpha = options.length_penalty;
   const auto n = static_cast<int64_t>(batch.size());
   std::vector<Hypothesis> out(n);
   std::vector<int64_t> live(n);  // sentence of each scorer row
@@ -52,7 +51,7 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& bat
       const int64_t s = live[r];
       sum[s] += best_a[r];
       if (arg_a[r] == ids.eos) {
-        out[s] = completed(prefixes[r], sum[s], alpha);
+        out[s] = completed(prefixes[r], sum[s], options);
         out[s].coverage = scorer.coverage(static_cast<int64_t>(r));
       } else {
         keep_rows.push_back(static_cast<int64_t>(r));

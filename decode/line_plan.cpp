@@ -27,7 +27,7 @@ std::vector<std::vector<int64_t>> chunks_of(const std::vector<int32_t>& ids, int
 }  // namespace
 
 // Per id of `vocab`: 1 for the pieces named.
-std::vector<uint8_t> id_set(const vocab::SentencePieceVocab& vocab, const std::vector<std::string>& pieces) {
+std::vector<uint8_t> id_set(const vocab::Vocab& vocab, const std::vector<std::string>& pieces) {
   std::vector<uint8_t> set(static_cast<size_t>(vocab.size()), 0);
   for (const auto& piece : pieces) {
     const int32_t id = vocab.piece_id(piece);
@@ -37,13 +37,13 @@ std::vector<uint8_t> id_set(const vocab::SentencePieceVocab& vocab, const std::v
 }
 
 // Whether `word` is one piece of `set` ("The", not "Schuhe" whose first piece "▁S" opens many sentences too).
-bool is_one_of(const vocab::SentencePieceVocab& vocab, const std::vector<uint8_t>& set, std::string_view word) {
+bool is_one_of(const vocab::Vocab& vocab, const std::vector<uint8_t>& set, std::string_view word) {
   const auto ids = vocab.encode(word);
   return ids.size() == 1 && set[static_cast<size_t>(ids.front())] != 0;
 }
 
-LinePlanner::LinePlanner(std::shared_ptr<const vocab::SentencePieceVocab> source,
-                         std::shared_ptr<const vocab::SentencePieceVocab> target, PieceLimits limits,
+LinePlanner::LinePlanner(std::shared_ptr<const vocab::Vocab> source,
+                         std::shared_ptr<const vocab::Vocab> target, PieceLimits limits,
                          bool split_sentences, PlannerLanguages languages, const TrainedShapes& shapes)
     : source_(std::move(source)),
       target_(std::move(target)),
@@ -168,7 +168,7 @@ LinePlan LinePlanner::split_piece(const LinePlan& plan, size_t i) const {
 }
 
 LineTranslation rebuild_line(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses,
-                             const vocab::SentencePieceVocab& target, const text::SentenceShape& shape) {
+                             const vocab::Vocab& target, const text::SentenceShape& shape) {
   if (hypotheses.size() != plan.pieces.size()) {
     throw std::logic_error("rebuild_line: " + std::to_string(hypotheses.size()) + " results for " +
                            std::to_string(plan.pieces.size()) + " pieces.");

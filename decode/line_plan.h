@@ -21,7 +21,7 @@
 #include "text/clause_shape.h"
 #include "text/sentence_splitter.h"
 #include "text/split_to_fit.h"
-#include "vocab/sentencepiece_vocab.h"
+#include "vocab/vocab.h"
 
 namespace nmt::decode {
 
@@ -84,8 +84,8 @@ class LinePlanner {
   // `languages.source`: the code for ICU's sentence rules ("" for
   // language-neutral ones) and for the conjunctions a sentence is split
   // before. `target` (may be null) and `shapes`: for dressing pieces.
-  LinePlanner(std::shared_ptr<const vocab::SentencePieceVocab> source,
-              std::shared_ptr<const vocab::SentencePieceVocab> target, PieceLimits limits, bool split_sentences,
+  LinePlanner(std::shared_ptr<const vocab::Vocab> source,
+              std::shared_ptr<const vocab::Vocab> target, PieceLimits limits, bool split_sentences,
               PlannerLanguages languages, const TrainedShapes& shapes = {});
 
   // Thread-safe; no model call. The second form overrides sentence splitting.
@@ -109,7 +109,7 @@ class LinePlanner {
   void add_pieces(const std::string& line, text::Span span, int64_t limit, bool starts, bool ends, LinePlan& plan,
                   std::string& gap) const;
 
-  std::shared_ptr<const vocab::SentencePieceVocab> source_, target_;
+  std::shared_ptr<const vocab::Vocab> source_, target_;
   int64_t max_tokens_, max_piece_;
   bool split_sentences_;
   text::SentenceSplitter splitter_;
@@ -122,6 +122,6 @@ class LinePlanner {
 // `shape`, the target's) and rebuilds the line: rank k joins every piece's
 // k-th hypothesis (its last where it has fewer).
 LineTranslation rebuild_line(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses,
-                             const vocab::SentencePieceVocab& target, const text::SentenceShape& shape = {});
+                             const vocab::Vocab& target, const text::SentenceShape& shape = {});
 
 }  // namespace nmt::decode

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "decode/length_penalty.h"
+
 namespace nmt::decode {
 
 struct SearchOptions {
@@ -13,6 +15,9 @@ struct SearchOptions {
   // ((5 + length) / 6)^alpha. 0.6 is the value the GNMT paper tuned and what
   // Marian and OpenNMT users are used to; 0 ranks by plain sum of log-probs.
   double length_penalty = 0.6;
+  // The penalty's form: GNMT's above, or length^alpha as CTranslate2 divides
+  // (what models imported from it decode with by default).
+  LengthPenaltyForm length_penalty_form = LengthPenaltyForm::kGnmt;
   // Beam search ends a sentence once beam x patience hypotheses have
   // finished (CTranslate2's and fairseq's rule at 1, the default): more
   // patience searches longer for a better-scoring one. Without a length

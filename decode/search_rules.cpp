@@ -69,6 +69,14 @@ void apply_search_rules(torch::Tensor& log_probs, const torch::Tensor& prefixes,
   const auto device = log_probs.device();
   log_probs.index_put_({torch::tensor(ban_rows, torch::kLong).to(device), torch::tensor(ban_tokens, torch::kLong).to(device)},
                        torch::tensor(-std::numeric_limits<float>::infinity(), log_probs.options()));
+  // What is left of each row is a distribution again, as where CTranslate2
+  // forbids the tokens before its softmax.
+  std::vector<int64_t> rows_banned = ban_rows;
+  rows_banned.erase(std::unique(rows_banned.begin(), rows_banned.end()), rows_banned.end());
+  const auto rows_index = torch::tensor(rows_banned, torch::kLong).to(device);
+  auto renormalized = log_probs.index_select(0, rows_index).log_softmax(1);
+  renormalized.masked_fill_(renormalized.isnan(), -std::numeric_limits<double>::infinity());
+  log_probs.index_copy_(0, rows_index, renormalized.to(log_probs.scalar_type()));
 }
 
 }  // namespace nmt::decode

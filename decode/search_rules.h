@@ -20,7 +20,9 @@ namespace nmt::decode {
 // length limit (force_eos: the limit wins); with options.no_repeat_ngram_size
 // n > 0, every token that would complete an n-gram already in the row's
 // generated tokens is forbidden; with options.repetition_penalty != 1, see
-// penalize_repetitions. Nothing happens when all three are off.
+// penalize_repetitions. A row that lost tokens is renormalized (a
+// log-probability distribution over what is left, as CTranslate2 forbids
+// them before its softmax). Nothing happens when all three are off.
 void apply_search_rules(torch::Tensor& log_probs, const torch::Tensor& prefixes, const SearchOptions& options,
                         const SearchIds& ids, const std::vector<bool>& force_eos);
 

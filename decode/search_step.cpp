@@ -73,12 +73,13 @@ torch::Tensor index_tensor(const std::vector<int64_t>& values) {
   return torch::tensor(values, torch::dtype(torch::kLong));
 }
 
-Hypothesis completed(const torch::Tensor& prefix, double log_prob, double alpha) {
+Hypothesis completed(const torch::Tensor& prefix, double log_prob, const SearchOptions& options) {
   Hypothesis h;
   const auto body = prefix.narrow(0, 1, prefix.size(0) - 1).contiguous();
   h.tokens.assign(body.data_ptr<int64_t>(), body.data_ptr<int64_t>() + body.numel());
   h.log_prob = log_prob;
-  h.score = normalized_score(log_prob, static_cast<int64_t>(h.tokens.size()) + 1, alpha);
+  h.score = normalized_score(log_prob, static_cast<int64_t>(h.tokens.size()) + 1, options.length_penalty,
+                             options.length_penalty_form);
   return h;
 }
 

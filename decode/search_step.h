@@ -38,8 +38,8 @@ class GrowingPrefixes {
 };
 
 // The hypothesis that ends `prefix` (bos, then the tokens generated before
-// eos) with eos, scored with length penalty `alpha`.
-Hypothesis completed(const torch::Tensor& prefix, double log_prob, double alpha);
+// eos) with eos, scored with the options' length penalty.
+Hypothesis completed(const torch::Tensor& prefix, double log_prob, const SearchOptions& options);
 
 // The k best of log_probs[r][v] + sums[r] (sums undefined: 0) over each
 // group of `width` consecutive rows, best first: values [groups, k] float and

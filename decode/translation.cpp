@@ -74,6 +74,25 @@ void fold_tag(std::vector<float>& coverage) {
   coverage.erase(coverage.begin() + 1);
 }
 
+// A model that reads its sources without sos or eos (model.source_bos,
+// model.source_eos) still reports per-source-position values in the layout
+// [sos, ids..., eos, padding...] that alignments and coverage read: zeros
+// where it has no sos or eos. `length` counts the ids.
+void add_missing_ends(std::vector<float>& per_position, const ModelConfig& c, size_t length) {
+  if (per_position.empty()) return;
+  if (!c.source_bos) per_position.insert(per_position.begin(), 0.0f);
+  if (!c.source_eos) per_position.insert(per_position.begin() + static_cast<std::ptrdiff_t>(std::min(length + 1, per_position.size())), 0.0f);
+}
+
+torch::Tensor add_missing_ends(const torch::Tensor& per_position, const ModelConfig& c) {
+  // [..., source (+ sos, eos where the model reads them)]: the last dim holds one sentence without padding.
+  auto out = per_position;
+  auto zero = torch::zeros_like(out.narrow(-1, 0, 1));
+  if (!c.source_bos) out = torch::cat({zero, out}, -1);
+  if (!c.source_eos) out = torch::cat({out, zero}, -1);
+  return out;
+}
+
 }  // namespace
 
 void TranslatorOptions::validate() const {
@@ -122,7 +141,10 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
   }
 }
 
-int64_t Translator::max_source_tokens() const { return model_->config().max_len - 2 - (source_tag_ >= 0 ? 1 : 0); }
+int64_t Translator::max_source_tokens() const {
+  const auto& c = model_->config();
+  return c.max_len - (c.source_bos ? 1 : 0) - (c.source_eos ? 1 : 0) - (source_tag_ >= 0 ? 1 : 0);
+}
 
 int64_t Translator::max_piece_tokens() const { return planner_ ? planner_->max_piece_tokens() : max_source_tokens(); }
 
@@ -268,19 +290,22 @@ int64_t Translator::parts_per_batch(size_t largest_batch) const {
 }
 
 torch::Tensor Translator::wrap_sources(const std::vector<BatchSource>& batch) const {
-  // [batch, longest + 2 (+ 1 with a tag)]: sos, the tag if any, ids, eos, then padding.
-  const size_t start = source_tag_ >= 0 ? 2 : 1;
+  // [batch, longest + 2 (+ 1 with a tag)]: sos, the tag if any, ids, eos,
+  // then padding; without sos or eos where the model reads none.
+  const auto& c = model_->config();
+  const size_t bos = c.source_bos ? 1 : 0, eos = c.source_eos ? 1 : 0;
+  const size_t start = bos + (source_tag_ >= 0 ? 1 : 0);
   size_t longest = 0;
   for (const auto& s : batch) longest = std::max(longest, s.ids->size());
-  auto src = torch::full({static_cast<int64_t>(batch.size()), static_cast<int64_t>(longest + start + 1)},
-                         model_->config().src_pad_idx, torch::kLong);
+  auto src = torch::full({static_cast<int64_t>(batch.size()), static_cast<int64_t>(longest + start + eos)},
+                         c.src_pad_idx, torch::kLong);
   auto a = src.accessor<int64_t, 2>();
   for (size_t r = 0; r < batch.size(); ++r) {
     const auto& ids = *batch[r].ids;
-    a[r][0] = source_bos_;
-    if (source_tag_ >= 0) a[r][1] = source_tag_;
+    if (bos) a[r][0] = source_bos_;
+    if (source_tag_ >= 0) a[r][bos] = source_tag_;
     for (size_t j = 0; j < ids.size(); ++j) a[r][j + start] = ids[j];
-    a[r][ids.size() + start] = source_eos_;
+    if (eos) a[r][ids.size() + start] = source_eos_;
   }
   return src;
 }
@@ -306,6 +331,7 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vect
     for (auto& h : found[s]) {
       h.length_limited = static_cast<int64_t>(h.tokens.size()) + 1 >= sentences.max_lengths[s];
       if (source_tag_ >= 0) fold_tag(h.coverage);
+      add_missing_ends(h.coverage, model_->config(), batch[s].ids->size());
     }
   }
   return found;
@@ -329,7 +355,7 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
   PrecisionScope precision_scope(options_.precision, device_);
   model_->forward(src, tgt);
   auto attention = model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
-  return source_tag_ >= 0 ? fold_tag(attention) : attention;
+  return add_missing_ends(source_tag_ >= 0 ? fold_tag(attention) : attention, model_->config());
 }
 
 }  // namespace nmt::decode

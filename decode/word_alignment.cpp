@@ -11,7 +11,7 @@ bool starts_word(const std::string& piece) { return piece.rfind("\xE2\x96\x81", 
 }  // namespace
 
 std::vector<WordAlignment> align_words(const torch::Tensor& attention, const std::vector<int64_t>& target,
-                                       size_t source_tokens, const vocab::SentencePieceVocab& target_vocab) {
+                                       size_t source_tokens, const vocab::Vocab& target_vocab) {
   std::vector<WordAlignment> words;
   if (target.empty() || source_tokens == 0) return words;
   if (attention.dim() != 2 || attention.size(0) < static_cast<int64_t>(target.size()) ||

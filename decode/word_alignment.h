@@ -11,7 +11,7 @@
 
 #include <torch/types.h>
 
-#include "vocab/sentencepiece_vocab.h"
+#include "vocab/vocab.h"
 
 namespace nmt::decode {
 
@@ -24,6 +24,6 @@ struct WordAlignment {
 // CPU in float, from Translator::cross_attention; `target`: the hypothesis's
 // tokens; `source_tokens`: the source's length. Empty for an empty target.
 std::vector<WordAlignment> align_words(const torch::Tensor& attention, const std::vector<int64_t>& target,
-                                       size_t source_tokens, const vocab::SentencePieceVocab& target_vocab);
+                                       size_t source_tokens, const vocab::Vocab& target_vocab);
 
 }  // namespace nmt::decode

@@ -14,7 +14,7 @@ DecoderImpl::DecoderImpl(const DecoderOptions& o, TokenEmbedding shared_embeddin
   emb = register_module("emb", TransformerEmbedding(o.embedding, shared_embedding));
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < o.n_layers; ++i) layers->push_back(DecoderLayer(o.layer));
-  if (o.layer.pre_norm) norm = register_module("norm", LayerNorm(o.layer.d_model));
+  if (o.layer.pre_norm) norm = register_module("norm", LayerNorm(o.layer.d_model, o.layer.norm_eps));
   const auto& e = o.embedding;
   linear = register_module("linear", o.tie_output ? OutputProjection(emb->tok_emb->weight)
                                                   : OutputProjection(e.d_model, e.vocab_size));

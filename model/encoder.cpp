@@ -8,7 +8,7 @@ EncoderImpl::EncoderImpl(const EmbeddingOptions& embedding, const LayerOptions& 
   emb = register_module("emb", TransformerEmbedding(embedding));
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < n_layers; ++i) layers->push_back(EncoderLayer(layer));
-  if (layer.pre_norm) norm = register_module("norm", LayerNorm(layer.d_model));
+  if (layer.pre_norm) norm = register_module("norm", LayerNorm(layer.d_model, layer.norm_eps));
 }
 
 torch::Tensor EncoderImpl::forward(const torch::Tensor& src, const torch::Tensor& src_mask) {

@@ -16,6 +16,7 @@ struct LayerOptions {
   int64_t d_model = 0, n_head = 0, ffn_hidden = 0;
   double drop_prob = 0.1;          // after each sublayer (and, by default, in the FFN)
   bool pre_norm = false;
+  double norm_eps = 1e-12;          // every LayerNorm's epsilon (the reference's 1e-12)
   double attention_dropout = 0.0;  // on the attention weights; the reference has none
   double activation_dropout = 0.1; // after the FFN's ReLU (ModelConfig::ffn_dropout(): drop_prob unless set)
 };

@@ -28,6 +28,7 @@ LayerOptions layer_options(const ModelConfig& c) {
   o.ffn_hidden = c.ffn_hidden;
   o.drop_prob = c.drop_prob;
   o.pre_norm = c.pre_norm;
+  o.norm_eps = c.norm_eps;
   o.attention_dropout = c.attention_dropout;
   o.activation_dropout = c.ffn_dropout();
   return o;

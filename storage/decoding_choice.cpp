@@ -18,7 +18,13 @@ DecodingChoice choose_decoding(const std::vector<DecodingTrial>& trials, const s
   for (const auto& t : trials) {
     if (t.bleu > best->bleu) best = &t;
   }
-  return {best->beam, best->length_penalty, best->bleu, checkpoint, trials};
+  DecodingChoice choice;
+  choice.beam = best->beam;
+  choice.length_penalty = best->length_penalty;
+  choice.bleu = best->bleu;
+  choice.checkpoint = checkpoint;
+  choice.trials = trials;
+  return choice;
 }
 
 void write_decoding_choice(const std::string& path, const DecodingChoice& choice) {
@@ -26,11 +32,16 @@ void write_decoding_choice(const std::string& path, const DecodingChoice& choice
   for (const auto& t : choice.trials) {
     trials.push_back({{"beam", t.beam}, {"length_penalty", t.length_penalty}, {"bleu", t.bleu}});
   }
-  const nlohmann::json j = {{"beam", choice.beam},
-                            {"length_penalty", choice.length_penalty},
-                            {"bleu", choice.bleu},
-                            {"checkpoint", choice.checkpoint},
-                            {"trials", trials}};
+  nlohmann::json j = {{"beam", choice.beam},
+                      {"length_penalty", choice.length_penalty},
+                      {"bleu", choice.bleu},
+                      {"checkpoint", choice.checkpoint},
+                      {"trials", trials}};
+  if (!choice.engine.empty()) j["engine"] = choice.engine;
+  if (choice.length_penalty_form != "gnmt") j["length_penalty_form"] = choice.length_penalty_form;
+  if (choice.min_length) j["min_length"] = *choice.min_length;
+  if (choice.max_len_a) j["max_len_a"] = *choice.max_len_a;
+  if (choice.max_len_b) j["max_len_b"] = *choice.max_len_b;
   write_file_atomically(path, j.dump(2) + "\n");
 }
 
@@ -43,9 +54,23 @@ std::optional<DecodingChoice> read_decoding_choice(const std::string& path) {
     c.length_penalty = j.at("length_penalty").get<double>();
     c.bleu = j.value("bleu", 0.0);
     c.checkpoint = j.value("checkpoint", std::string());
+    c.engine = j.value("engine", std::string());
+    c.length_penalty_form = j.value("length_penalty_form", std::string("gnmt"));
+    if (j.contains("min_length")) c.min_length = j.at("min_length").get<int64_t>();
+    if (j.contains("max_len_a")) c.max_len_a = j.at("max_len_a").get<double>();
+    if (j.contains("max_len_b")) c.max_len_b = j.at("max_len_b").get<int64_t>();
   } catch (const std::exception& e) {
     throw DataError("The decoding choice " + path + " is unreadable (" + e.what() +
                     "); remove it to decode with the translator's defaults.");
+  }
+  if (c.length_penalty_form != "gnmt" && c.length_penalty_form != "power") {
+    throw DataError("The decoding choice " + path + " names the length penalty form \"" + c.length_penalty_form +
+                    "\"; \"gnmt\" and \"power\" exist.");
+  }
+  if ((c.min_length && (*c.min_length < 0 || *c.min_length > 100000)) || (c.max_len_a && !(*c.max_len_a >= 0)) ||
+      (c.max_len_b && *c.max_len_b < 0)) {
+    throw DataError("The decoding choice " + path + " holds an output length out of range; remove it to decode with "
+                    "the translator's defaults.");
   }
   if (c.beam < 1 || c.beam > 1024 || !std::isfinite(c.length_penalty) || c.length_penalty < 0) {
     throw DataError("The decoding choice " + path + " holds beam " + std::to_string(c.beam) + " and length penalty " +

@@ -1,7 +1,9 @@
 // DIR/decoding.json: the beam size and length penalty the trainer's final
 // validation found best on the validation set (valid.tune_beams x
 // valid.tune_length_penalties), which the translator and the server decode
-// with unless told otherwise.
+// with unless told otherwise. A model imported from another engine records
+// that engine's default search instead (`engine`), with its conventions:
+// the length penalty's form, the least output length and the output limit.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,14 @@ struct DecodingChoice {
   double bleu = 0;          // of the chosen pair on the validation set
   std::string checkpoint;   // the checkpoint file it was tuned with
   std::vector<DecodingTrial> trials;  // every pair tried, in order
+  // Imported models: the engine whose defaults these are ("" for a trained
+  // model), the penalty's form ("gnmt" or "power"), and where set the least
+  // output length and the output limit (a * source tokens + b).
+  std::string engine;
+  std::string length_penalty_form = "gnmt";
+  std::optional<int64_t> min_length;
+  std::optional<double> max_len_a;
+  std::optional<int64_t> max_len_b;
 };
 
 // The best trial: highest BLEU, the earliest on a tie (the grid lists

@@ -102,6 +102,7 @@ void ModelConfig::validate() const {
   require(!activation_dropout || (*activation_dropout >= 0.0 && *activation_dropout < 1.0),
           "model.activation_dropout must lie in [0, 1) (or be null: model.drop_prob).");
   require(max_len > 2, "model.max_len must be greater than 2.");
+  require(norm_eps > 0 && norm_eps < 1, "model.norm_eps must lie in (0, 1).");
   require(!share_embeddings || enc_voc_size == dec_voc_size,
           "model.share_embeddings needs one joint vocabulary (encoder and decoder sizes differ).");
 }

@@ -78,6 +78,14 @@ struct ModelConfig {
   bool share_embeddings = false;    // encoder and decoder share one table (joint vocab)
   bool tie_output = false;          // output projection uses the decoder embedding
   bool learned_positions = false;   // trained position table instead of sinusoids
+  // Epsilon of every LayerNorm: the reference's 1e-12; models imported from
+  // other engines keep theirs (CTranslate2's and OpenNMT's 1e-6, Marian's 1e-6).
+  double norm_eps = 1e-12;
+  // Whether a source sentence is wrapped in sos ... eos, as the reference
+  // wraps it; CTranslate2's and OpenNMT-py's models read the bare tokens,
+  // fairseq's and Marian's end them with eos.
+  bool source_bos = true;
+  bool source_eos = true;
   // Dropout on the attention weights (after softmax); the reference has none.
   double attention_dropout = 0.0;
   // Dropout after the feed-forward ReLU. Unset: drop_prob, which is what the

@@ -118,6 +118,9 @@ void read_model(SectionReader& r, ModelConfig& m) {
   r.get("share_embeddings", m.share_embeddings);
   r.get("tie_output", m.tie_output);
   r.get("learned_positions", m.learned_positions);
+  r.get("norm_eps", m.norm_eps);
+  r.get("source_bos", m.source_bos);
+  r.get("source_eos", m.source_eos);
   r.get("attention_dropout", m.attention_dropout);
   double activation_dropout = 0;
   if (r.get("activation_dropout", activation_dropout)) m.activation_dropout = activation_dropout;
@@ -283,6 +286,9 @@ json model_config_to_json(const ModelConfig& m) {
               {"share_embeddings", m.share_embeddings},
               {"tie_output", m.tie_output},
               {"learned_positions", m.learned_positions},
+              {"norm_eps", m.norm_eps},
+              {"source_bos", m.source_bos},
+              {"source_eos", m.source_eos},
               {"attention_dropout", m.attention_dropout},
               {"activation_dropout", m.activation_dropout ? json(*m.activation_dropout) : json(nullptr)}};
 }

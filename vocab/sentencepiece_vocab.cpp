@@ -30,7 +30,8 @@ std::vector<int32_t> strip_specials(const std::vector<Id>& ids, int32_t pad, int
 
 }  // namespace
 
-SentencePieceVocab::SentencePieceVocab(const std::string& path) : path_(path) {
+SentencePieceVocab::SentencePieceVocab(const std::string& path) {
+  path_ = path;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw DataError("The SentencePiece model " + path + " does not exist or is not a file.");
@@ -82,12 +83,6 @@ void SentencePieceVocab::encode_into(std::string_view text, std::vector<int32_t>
     capacity = count;
   }
   throw DataError("SentencePiece (" + path_ + ") gave inconsistent piece counts for one line.");
-}
-
-std::vector<int32_t> SentencePieceVocab::encode(std::string_view text) const {
-  std::vector<int32_t> ids;
-  encode_into(text, ids);
-  return ids;
 }
 
 std::vector<SentencePieceVocab::IdSpan> SentencePieceVocab::encode_with_offsets(std::string_view text) const {

@@ -12,6 +12,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/file_identity.h"
+#include "vocab/token_list_vocab.h"
 #include "vocab/vocab_trainer.h"
 
 namespace nmt::vocab {
@@ -56,16 +57,36 @@ json read_manifest(const fs::path& path) {
   }
 }
 
+// A token list's roles from the manifest ("roles": unk, bos, eos, pad), as
+// an imported model's directory records them.
+std::shared_ptr<const Vocab> load_side(const fs::path& file, const json& manifest) {
+  if (!manifest.contains("roles")) return load_vocab(file.string());
+  try {
+    const json& r = manifest["roles"];
+    TokenRoles roles;
+    roles.unk = r.at("unk").get<std::string>();
+    roles.bos = r.at("bos").get<std::string>();
+    roles.eos = r.at("eos").get<std::string>();
+    roles.pad = r.at("pad").get<std::vector<std::string>>();
+    return std::make_shared<const TokenListVocab>(file.string(), roles);
+  } catch (const json::exception& e) {
+    throw DataError((file.parent_path() / "vocab.json").string() + " has damaged token roles: " + e.what());
+  }
+}
+
 Vocabularies load_manifest(const fs::path& dir, const json& manifest) {
   Vocabularies v;
   v.joint = manifest["joint"].get<bool>();
-  v.src = SentencePieceVocab::load((dir / manifest["src"].get<std::string>()).string());
-  v.tgt = v.joint ? v.src : SentencePieceVocab::load((dir / manifest["tgt"].get<std::string>()).string());
+  v.src = load_side(dir / manifest["src"].get<std::string>(), manifest);
+  v.tgt = v.joint ? v.src : load_side(dir / manifest["tgt"].get<std::string>(), manifest);
   return v;
 }
 
-void copy_model(const std::string& from, const fs::path& to) {
-  SentencePieceVocab check(from);  // refuses a model without pad/bos/eos before copying it
+// `checked`: loaded first, so that a SentencePiece model without pad, bos
+// or eos is refused before it is copied (a run's own files were checked as
+// that run's vocabularies, with their roles).
+void copy_model(const std::string& from, const fs::path& to, bool checked = true) {
+  if (checked) load_vocab(from);
   const fs::path tmp = to.string() + ".tmp";
   std::error_code ec;
   fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
@@ -211,7 +232,7 @@ Vocabularies adopt_vocabularies(const std::string& run_dir, const std::string& o
   } else {
     fs::create_directories(dir, ec);
     if (ec) throw DataError("Cannot create " + dir.string() + ": " + ec.message() + ".");
-    for (const std::string& file : model_files(manifest)) copy_model((from / file).string(), dir / file);
+    for (const std::string& file : model_files(manifest)) copy_model((from / file).string(), dir / file, false);
     write_json_atomically(manifest, dir / "vocab.json");
   }
   return load_manifest(dir, manifest);

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "vocab/sentencepiece_vocab.h"
+#include "vocab/vocab.h"
 
 namespace nmt {
 struct Config;
@@ -17,7 +17,7 @@ struct Config;
 namespace nmt::vocab {
 
 struct Vocabularies {
-  std::shared_ptr<const SentencePieceVocab> src, tgt;  // the same object when joint
+  std::shared_ptr<const Vocab> src, tgt;  // the same object when joint
   bool joint = true;
   bool reused = false;      // true when OUT/vocab/ already held them
   std::string cached_from;  // the data cache's copy they came from, when one was there

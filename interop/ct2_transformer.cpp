@@ -1,0 +1,371 @@
+#include "interop/ct2_transformer.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "interop/ct2_model_file.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace nmt::interop {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int64_t kGeneratedPositions = 1024;  // rows of a generated table: longest sentence, in tokens
+constexpr double kCt2NormEps = 1e-5;           // CTranslate2's LayerNorm (with a beta) unless config.json says
+
+[[noreturn]] void unsupported(const std::string& path, const std::string& what) {
+  throw DataError("The CTranslate2 model " + path + " uses " + what + ", which this program cannot run yet.");
+}
+
+// The first of `names` the file holds; empty when none.
+std::string first_of(const Ct2ModelFile& f, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (f.has(n)) return n;
+  }
+  return {};
+}
+
+// CTranslate2's generated sinusoids: row p (the p-th token, from 0) holds
+// sin((p + 1) * r_i) for i < d/2, then cos((p + 1) * r_i), with
+// r_i = exp(-i * ln(10000) / (d/2 - 1)), in float32: positions count from 1.
+torch::Tensor ct2_sinusoids(int64_t rows, int64_t d) {
+  const int64_t half = d / 2;
+  const float increment = std::log(10000.0f) / static_cast<float>(half - 1);
+  auto inv = torch::exp(torch::arange(half, torch::kFloat) * -increment);
+  auto t = torch::arange(1, rows + 1, torch::kFloat).unsqueeze(1) * inv.unsqueeze(0);
+  return torch::cat({torch::sin(t), torch::cos(t)}, 1).contiguous();
+}
+
+// An attribute of one stack: SIDE/NAME, else the model-wide NAME that files
+// before spec revision 5 hold, else `fallback`.
+double attribute(const Ct2ModelFile& f, const std::string& side, const std::string& name, double fallback) {
+  return f.scalar(side + "/" + name, f.scalar(name, fallback));
+}
+
+// Heads where the file does not say: by the spec's name, as CTranslate2 reads it.
+double default_heads(const Ct2ModelFile& f) { return f.spec == "TransformerBig" ? 16 : 8; }
+
+// Whether a stack scales its embeddings by sqrt(d_model): CTranslate2's
+// scale_embeddings (an int8 flag, or a float factor), or the older
+// embeddings/multiply_by_sqrt_depth; by default it does. A factor other than
+// sqrt(d_model) is refused.
+bool scales_embeddings(const Ct2ModelFile& f, const std::string& side, int64_t d_model) {
+  std::string name = side + "/scale_embeddings";
+  if (!f.has(name)) name = side + "/embeddings/multiply_by_sqrt_depth";
+  if (!f.has(name)) return true;
+  const torch::Tensor& v = f.raw(name);
+  const double value = f.scalar(name, 1);
+  if (v.scalar_type() == torch::kChar) return value != 0;
+  if (value == 1.0) return false;
+  if (static_cast<float>(value) == std::sqrt(static_cast<float>(d_model))) return true;
+  unsupported(f.path, name + " " + std::to_string(value) + " (an embedding scale other than sqrt(d_model))");
+}
+
+// rows of `t` extended to `rows` with `fill` (tokens the vocabulary appends,
+// which the weights do not have).
+torch::Tensor with_rows(const torch::Tensor& t, int64_t rows, float fill) {
+  if (t.size(0) == rows) return t;
+  auto extra = torch::full({rows - t.size(0)}, fill);
+  if (t.dim() == 2) extra = torch::full({rows - t.size(0), t.size(1)}, fill);
+  return torch::cat({t, extra}, 0);
+}
+
+class SpecReader {
+ public:
+  SpecReader(const Ct2ModelFile& f, ImportedModel& out) : f_(f), out_(out) {}
+
+  torch::Tensor w(const std::string& name) const { return f_.float32(name).contiguous(); }
+
+  void norm(const std::string& from, const std::string& to) {
+    out_.weights[to + ".gamma"] = w(from + "/gamma");
+    out_.weights[to + ".beta"] = w(from + "/beta");
+  }
+  void linear(const std::string& from, const std::string& to) {
+    out_.weights[to + ".weight"] = w(from + "/weight");
+    out_.weights[to + ".bias"] = bias(from, out_.weights[to + ".weight"].size(0));
+  }
+  // A fused projection's parts: rows [k*d, (k+1)*d) of `from` into each of `to`.
+  void fused(const std::string& from, const std::vector<std::string>& to, int64_t d) {
+    const auto weight = w(from + "/weight");
+    const auto b = bias(from, weight.size(0));
+    if (weight.size(0) != d * static_cast<int64_t>(to.size())) {
+      throw DataError("The CTranslate2 model " + f_.path + " has " + from + " of " + std::to_string(weight.size(0)) +
+                      " rows; " + std::to_string(d * static_cast<int64_t>(to.size())) + " expected.");
+    }
+    for (size_t k = 0; k < to.size(); ++k) {
+      out_.weights[to[k] + ".weight"] = weight.narrow(0, static_cast<int64_t>(k) * d, d).contiguous();
+      out_.weights[to[k] + ".bias"] = b.narrow(0, static_cast<int64_t>(k) * d, d).contiguous();
+    }
+  }
+  void attention_sublayer(const std::string& from, const std::string& to, const std::string& norm_to, int64_t d,
+                          bool cross) {
+    norm(from + "/layer_norm", norm_to);
+    if (cross) {
+      linear(from + "/linear_0", to + ".w_q");
+      fused(from + "/linear_1", {to + ".w_k", to + ".w_v"}, d);
+      linear(from + "/linear_2", to + ".w_concat");
+    } else {
+      fused(from + "/linear_0", {to + ".w_q", to + ".w_k", to + ".w_v"}, d);
+      linear(from + "/linear_1", to + ".w_concat");
+    }
+  }
+  void ffn(const std::string& from, const std::string& to, const std::string& norm_to) {
+    norm(from + "/layer_norm", norm_to);
+    linear(from + "/linear_0", to + ".linear1");
+    linear(from + "/linear_1", to + ".linear2");
+  }
+
+ private:
+  torch::Tensor bias(const std::string& from, int64_t rows) const {
+    return f_.has(from + "/bias") ? w(from + "/bias") : torch::zeros({rows});
+  }
+  const Ct2ModelFile& f_;
+  ImportedModel& out_;
+};
+
+nlohmann::json read_config(const fs::path& dir) {
+  const fs::path p = dir / "config.json";
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return nlohmann::json::object();
+  try {
+    auto j = nlohmann::json::parse(read_file_bytes(p.string()));
+    if (!j.is_object()) throw DataError("The CTranslate2 configuration " + p.string() + " is not a JSON object.");
+    return j;
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError("The CTranslate2 configuration " + p.string() + " is not valid JSON: " + e.what());
+  }
+}
+
+template <typename T>
+T config_value(const nlohmann::json& c, const char* key, T fallback, const fs::path& dir) {
+  const auto it = c.find(key);
+  if (it == c.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw DataError("The CTranslate2 configuration " + (dir / "config.json").string() + " has a " + key +
+                    " of the wrong type: " + it->dump() + ".");
+  }
+}
+
+// The vocabulary file of one side: NAME.txt, else NAME.json; empty when neither.
+std::string vocabulary_file(const fs::path& dir, const std::string& name) {
+  std::error_code ec;
+  for (const char* ext : {".txt", ".json"}) {
+    const fs::path p = dir / (name + ext);
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return {};
+}
+
+void read_vocabularies(const fs::path& dir, ImportedModel& out) {
+  const std::string shared = vocabulary_file(dir, "shared_vocabulary");
+  std::string src = vocabulary_file(dir, "source_vocabulary"), tgt = vocabulary_file(dir, "target_vocabulary");
+  if (!shared.empty()) {
+    src = tgt = shared;
+  } else if (src.empty() || tgt.empty()) {
+    throw DataError("The CTranslate2 model " + dir.string() +
+                    " has no vocabulary: shared_vocabulary.txt (or .json), or source_vocabulary and "
+                    "target_vocabulary, is missing.");
+  }
+  out.joint = !shared.empty();
+  out.src_tokens = vocab::read_token_list(src);
+  out.tgt_tokens = out.joint ? out.src_tokens : vocab::read_token_list(tgt);
+}
+
+void check_supported(const Ct2ModelFile& f, const nlohmann::json& config) {
+  if (f.version >= 2 && f.spec != "TransformerSpec" && f.spec != "TransformerBase" && f.spec != "TransformerBig") {
+    unsupported(f.path, "the spec " + f.spec + " (TransformerSpec, TransformerBase and TransformerBig, encoder-decoder "
+                        "translation models, run here)");
+  }
+  for (const char* side : {"encoder", "decoder"}) {
+    const std::string s = side;
+    if (attribute(f, s, "activation", 0) != 0) {
+      unsupported(f.path, s + "/activation " + std::to_string(int(attribute(f, s, "activation", 0))) +
+                              " (only ReLU, 0, for now)");
+    }
+    if (f.has(s + "/embeddings_1/weight")) unsupported(f.path, "several source embeddings (source features)");
+    if (f.has(s + "/layer_0/self_attention/num_heads_kv") || f.has(s + "/layer_0/self_attention/head_dim")) {
+      unsupported(f.path, "grouped or multi-query attention, or heads of their own width");
+    }
+    if (f.has(s + "/layer_0/self_attention/rotary_dim") || f.scalar(s + "/alibi", 0) != 0) {
+      unsupported(f.path, "rotary or ALiBi positions");
+    }
+    if (f.has(s + "/layer_0/self_attention/queries_scale")) unsupported(f.path, "a query scale of its own");
+    if (f.has(s + "/layernorm_embedding/gamma")) unsupported(f.path, "a layer norm of the embeddings (layernorm_embedding)");
+    if (f.has(s + "/layer_0/self_attention/relative_position_keys") ||
+        f.has(s + "/layer_0/self_attention/relative_attention_bias")) {
+      unsupported(f.path, "relative positions");
+    }
+    if (f.has(s + "/layer_0/ffn/linear_0_noact/weight")) unsupported(f.path, "gated feed-forward layers (ffn_glu)");
+  }
+  if (f.scalar("decoder/start_from_zero_embedding", 0) != 0) unsupported(f.path, "a start from a zero embedding");
+  for (const char* name : {"decoder/scale_outputs", "decoder/final_logit_softcapping", "decoder/sliding_window"}) {
+    if (f.has(name)) unsupported(f.path, name);
+  }
+  if (f.has("decoder/project_in/weight")) unsupported(f.path, "decoder projections in and out (project_in_out)");
+  if (config.value("multi_query_attention", false)) unsupported(f.path, "multi-query attention");
+  if (attribute(f, "encoder", "num_heads", default_heads(f)) != attribute(f, "decoder", "num_heads", default_heads(f))) {
+    unsupported(f.path, "head counts that differ between encoder and decoder");
+  }
+  if (attribute(f, "encoder", "pre_norm", 1) != attribute(f, "decoder", "pre_norm", 1)) {
+    unsupported(f.path, "pre-norm in one stack and post-norm in the other");
+  }
+}
+
+int64_t count_layers(const Ct2ModelFile& f, const std::string& side) {
+  int64_t n = 0;
+  while (f.has(side + "/layer_" + std::to_string(n) + "/ffn/linear_0/weight")) ++n;
+  if (n == 0) throw DataError("The CTranslate2 model " + f.path + " has no " + side + " layers.");
+  return n;
+}
+
+void read_weights(const Ct2ModelFile& f, ImportedModel& out, const vocab::Vocabularies& vocabs) {
+  ModelConfig& m = out.model;
+  SpecReader r(f, out);
+  const std::string enc_emb = first_of(f, {"encoder/embeddings_0/weight", "encoder/embeddings/weight"});
+  const std::string dec_emb = first_of(f, {"decoder/embeddings/weight"});
+  if (enc_emb.empty() || dec_emb.empty()) {
+    throw DataError("The CTranslate2 model " + f.path + " has no encoder or decoder embeddings.");
+  }
+  const auto src_table = r.w(enc_emb), tgt_table = r.w(dec_emb);
+  if (src_table.size(0) > vocabs.src->size() || tgt_table.size(0) > vocabs.tgt->size() ||
+      src_table.size(0) + 2 < vocabs.src->size() || tgt_table.size(0) + 2 < vocabs.tgt->size()) {
+    throw DataError("The CTranslate2 model " + f.path + " has embeddings of " + std::to_string(src_table.size(0)) +
+                    "/" + std::to_string(tgt_table.size(0)) + " rows but its vocabularies hold " +
+                    std::to_string(out.src_tokens.size()) + "/" + std::to_string(out.tgt_tokens.size()) + " tokens.");
+  }
+  m.d_model = src_table.size(1);
+  m.scale_embedding = scales_embeddings(f, "encoder", m.d_model);
+  if (scales_embeddings(f, "decoder", m.d_model) != m.scale_embedding) {
+    unsupported(f.path, "embeddings scaled in one stack and not in the other");
+  }
+  m.n_layers = count_layers(f, "encoder");
+  if (count_layers(f, "decoder") != m.n_layers) unsupported(f.path, "stacks of different depths");
+  m.ffn_hidden = r.w("encoder/layer_0/ffn/linear_0/weight").size(0);
+  out.weights["encoder.emb.tok_emb.weight"] = with_rows(src_table, vocabs.src->size(), 0.0f);
+  out.weights["decoder.emb.tok_emb.weight"] = with_rows(tgt_table, vocabs.tgt->size(), 0.0f);
+  // Positions: the stored table, or CTranslate2's generated sinusoids.
+  for (const char* side : {"encoder", "decoder"}) {
+    const std::string stored = std::string(side) + "/position_encodings/encodings";
+    auto table = f.has(stored) ? r.w(stored) : ct2_sinusoids(kGeneratedPositions, m.d_model);
+    out.weights[std::string(side) + ".emb.pos_emb.weight"] = table;
+  }
+  m.max_len = std::min(out.weights["encoder.emb.pos_emb.weight"].size(0), out.weights["decoder.emb.pos_emb.weight"].size(0));
+  for (const char* side : {"encoder", "decoder"}) {
+    out.weights[std::string(side) + ".emb.pos_emb.weight"] =
+        out.weights[std::string(side) + ".emb.pos_emb.weight"].narrow(0, 0, m.max_len).contiguous();
+  }
+  for (int64_t i = 0; i < m.n_layers; ++i) {
+    const std::string e = "encoder/layer_" + std::to_string(i), E = "encoder.layers." + std::to_string(i);
+    r.attention_sublayer(e + "/self_attention", E + ".attention", E + ".norm1", m.d_model, false);
+    r.ffn(e + "/ffn", E + ".ffn", E + ".norm2");
+    const std::string d = "decoder/layer_" + std::to_string(i), D = "decoder.layers." + std::to_string(i);
+    r.attention_sublayer(d + "/self_attention", D + ".self_attention", D + ".norm1", m.d_model, false);
+    r.attention_sublayer(d + "/attention", D + ".enc_dec_attention", D + ".norm2", m.d_model, true);
+    r.ffn(d + "/ffn", D + ".ffn", D + ".norm3");
+  }
+  if (m.pre_norm) {
+    if (!f.has("encoder/layer_norm/gamma") || !f.has("decoder/layer_norm/gamma")) {
+      unsupported(f.path, "pre-norm without a final layer norm (no_final_norm)");
+    }
+    r.norm("encoder/layer_norm", "encoder.norm");
+    r.norm("decoder/layer_norm", "decoder.norm");
+  }
+  // The projection: rows of tokens the vocabulary appended can never win.
+  out.weights["decoder.linear.weight"] = with_rows(r.w("decoder/projection/weight"), vocabs.tgt->size(), 0.0f);
+  const auto bias = f.has("decoder/projection/bias") ? r.w("decoder/projection/bias")
+                                                     : torch::zeros({out.weights["decoder.linear.weight"].size(0)});
+  out.weights["decoder.linear.bias"] = with_rows(bias, vocabs.tgt->size(), -1e9f);
+}
+
+// The special tokens and the source's ends: config.json (binary version 6),
+// or before it the model's own attributes, as CTranslate2 reads them.
+void read_special_tokens(const Ct2ModelFile& f, const nlohmann::json& config, const fs::path& dir, ImportedModel& out) {
+  ModelConfig& m = out.model;
+  if (f.version >= 6) {
+    out.roles.unk = config_value<std::string>(config, "unk_token", "<unk>", dir);
+    const std::string bos = config_value<std::string>(config, "bos_token", "<s>", dir);
+    out.roles.bos = config_value<std::string>(config, "decoder_start_token", bos, dir);
+    out.roles.eos = config_value<std::string>(config, "eos_token", "</s>", dir);
+    m.source_bos = config_value<bool>(config, "add_source_bos", false, dir);
+    m.source_eos = config_value<bool>(config, "add_source_eos", false, dir);
+    if (config.contains("decoder_start_token") && config["decoder_start_token"].is_null()) {
+      unsupported(f.path, "no decoder start token (the caller gives it as a prefix)");
+    }
+  } else {
+    out.roles.unk = f.text("unk_token", "<unk>");
+    out.roles.eos = f.text("eos_token", "</s>");
+    out.roles.bos = f.scalar("with_target_bos", 1) != 0 ? f.text("bos_token", "<s>") : out.roles.eos;
+    m.source_bos = f.scalar("with_source_bos", 0) != 0;
+    m.source_eos = f.scalar("with_source_eos", 0) != 0;
+    if (f.scalar("user_decoder_start_tokens", 0) != 0) {
+      unsupported(f.path, "no decoder start token (the caller gives it as a prefix)");
+    }
+  }
+  if (out.roles.bos == out.roles.eos) unsupported(f.path, "a decoder that starts from its end token");
+}
+
+// How CTranslate2 translates unless told otherwise: beam 2, scores divided
+// by length^1 (the end token counted), no end token first, at most 256
+// tokens with the end token.
+storage::DecodingChoice ct2_decoding() {
+  storage::DecodingChoice d;
+  d.engine = "CTranslate2";
+  d.beam = 2;
+  d.length_penalty = 1.0;
+  d.length_penalty_form = "power";
+  d.min_length = 1;
+  d.max_len_a = 0;
+  d.max_len_b = 256;
+  d.checkpoint = "last.pt";
+  return d;
+}
+
+}  // namespace
+
+bool is_ct2_model_dir(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(dir) / "model.bin", ec);
+}
+
+ImportedModel import_ct2_model(const std::string& dir_name) {
+  const fs::path dir(dir_name);
+  const auto file = read_ct2_model_file((dir / "model.bin").string());
+  const auto config = read_config(dir);
+  check_supported(file, config);
+  ImportedModel out;
+  out.origin = dir_name;
+  out.format = "CTranslate2";
+  read_vocabularies(dir, out);
+  read_special_tokens(file, config, dir, out);
+  const auto vocabs = imported_vocabularies(out);
+  ModelConfig& m = out.model;
+  m.n_head = static_cast<int64_t>(attribute(file, "encoder", "num_heads", default_heads(file)));
+  m.pre_norm = attribute(file, "encoder", "pre_norm", 1) != 0;
+  m.learned_positions = true;  // the table as stored or generated, held as weights
+  m.norm_eps = config_value<double>(config, "layer_norm_epsilon", kCt2NormEps, dir);
+  m.drop_prob = 0.1;
+  m.enc_voc_size = vocabs.src->size();
+  m.dec_voc_size = vocabs.tgt->size();
+  m.src_pad_idx = vocabs.src->pad_id();
+  m.trg_pad_idx = vocabs.tgt->pad_id();
+  m.trg_sos_idx = vocabs.tgt->bos_id();
+  read_weights(file, out, vocabs);
+  out.decoding = ct2_decoding();
+  // Shared embeddings and a tied projection (aliases in model.bin) are read
+  // as copies of the one table: the same numbers; fine-tuning then trains
+  // them apart.
+  try {
+    m.validate();
+  } catch (const UsageError& e) {
+    throw DataError("The CTranslate2 model " + dir_name + " describes a model this program cannot build: " + e.what());
+  }
+  return out;
+}
+
+}  // namespace nmt::interop

@@ -1,0 +1,96 @@
+#include "interop/imported_model.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "storage/checkpoint.h"
+#include "storage/decoding_choice.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace nmt::interop {
+namespace fs = std::filesystem;
+
+vocab::Vocabularies imported_vocabularies(const ImportedModel& m) {
+  vocab::Vocabularies v;
+  v.joint = m.joint;
+  v.src = std::make_shared<const vocab::TokenListVocab>(m.src_tokens, m.origin + " (source vocabulary)", m.roles);
+  v.tgt = m.joint ? v.src
+                  : std::make_shared<const vocab::TokenListVocab>(m.tgt_tokens, m.origin + " (target vocabulary)",
+                                                                   m.roles);
+  return v;
+}
+
+namespace {
+
+model::Transformer build_model(const ImportedModel& m) {
+  model::Transformer t(m.model);
+  storage::load_state_dict(*t, m.weights, m.origin);
+  return t;
+}
+
+
+}  // namespace
+
+storage::LoadedModel load_imported(const ImportedModel& m, const torch::Device& device) {
+  storage::LoadedModel out;
+  out.config.model = m.model;
+  out.vocabs = imported_vocabularies(m);
+  out.model = build_model(m);
+  out.model->to(device);
+  out.model->eval();
+  out.checkpoint_path = m.origin;
+  out.why = "a " + m.format + " model";
+  out.decoding = m.decoding;
+  return out;
+}
+
+void write_native_model_dir(const ImportedModel& m, const std::string& out_dir) {
+  std::error_code ec;
+  if (fs::exists(out_dir, ec)) {
+    throw UsageError("--out " + out_dir + " exists; name a new directory for the imported model.");
+  }
+  const fs::path tmp = out_dir + temporary_suffix();
+  fs::remove_all(tmp, ec);
+  try {
+    const storage::ModelDirPaths paths(tmp.string());
+    fs::create_directories(paths.vocab_dir);
+    fs::create_directories(paths.checkpoints);
+    const auto vocabs = imported_vocabularies(m);
+    const auto& src = static_cast<const vocab::TokenListVocab&>(*vocabs.src);
+    const auto& tgt = static_cast<const vocab::TokenListVocab&>(*vocabs.tgt);
+    nlohmann::json manifest = {{"format", 1},
+                               {"joint", m.joint},
+                               {"src", m.joint ? "tokens.txt" : "src.txt"},
+                               {"tgt", m.joint ? "tokens.txt" : "tgt.txt"},
+                               {"settings", {{"type", "tokens"}, {"imported_from", m.format}}},
+                               {"roles",
+                                {{"unk", m.roles.unk},
+                                 {"bos", m.roles.bos},
+                                 {"eos", m.roles.eos},
+                                 {"pad", m.roles.pad}}}};
+    vocab::write_token_list(src.tokens(), paths.vocab_dir + "/" + manifest["src"].get<std::string>());
+    if (!m.joint) vocab::write_token_list(tgt.tokens(), paths.vocab_dir + "/tgt.txt");
+    write_file_atomically(paths.vocab_dir + "/vocab.json", manifest.dump(2) + "\n");
+    Config config;
+    config.model = m.model;
+    write_file_atomically(paths.config, config_to_json(config).dump(2) + "\n");
+    storage::Checkpoint checkpoint;
+    checkpoint.config = config_to_json(config);
+    checkpoint.weights = storage::state_dict_of(*build_model(m));
+    checkpoint.state = {{"step", 0}, {"imported_from", m.origin}, {"format", m.format}};
+    storage::save_checkpoint(paths.last, checkpoint);
+    storage::write_decoding_choice(paths.decoding, m.decoding);
+    fs::rename(tmp, out_dir);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw Error("Cannot write the imported model to " + out_dir + ": " + e.what(), kExitOther);
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
+}  // namespace nmt::interop

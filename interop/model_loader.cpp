@@ -1,0 +1,39 @@
+#include "interop/model_loader.h"
+
+#include <filesystem>
+
+#include "interop/ct2_transformer.h"
+#include "util/error.h"
+
+namespace nmt::interop {
+namespace fs = std::filesystem;
+
+std::string model_format(const std::string& path) {
+  std::error_code ec;
+  if (is_ct2_model_dir(path)) return "ctranslate2";
+  if (fs::is_regular_file(fs::path(path) / "config.json", ec) && fs::is_directory(fs::path(path) / "vocab", ec)) {
+    return "native";
+  }
+  return {};
+}
+
+storage::LoadedModel load_model(const std::string& path, const std::string& checkpoint, const torch::Device& device) {
+  if (model_format(path) == "ctranslate2") {
+    if (!checkpoint.empty()) {
+      throw UsageError("--checkpoint " + checkpoint + " names a checkpoint, but " + path +
+                       " is a CTranslate2 model, which has none.");
+    }
+    return load_imported(import_ct2_model(path), device);
+  }
+  return storage::load_model_dir(path, checkpoint, device);
+}
+
+ImportedModel import_model(const std::string& path) {
+  const std::string format = model_format(path);
+  if (format == "ctranslate2") return import_ct2_model(path);
+  if (format == "native") throw DataError(path + " is already a model directory of this program; nothing to import.");
+  throw DataError(path + " is not a model this program can import: a CTranslate2 model directory (model.bin, "
+                  "its vocabularies, config.json) is what --import takes.");
+}
+
+}  // namespace nmt::interop

@@ -1,0 +1,176 @@
+#include "vocab/token_list_vocab.h"
+
+#include <nlohmann/json.hpp>
+
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "vocab/sentencepiece_vocab.h"
+
+namespace nmt::vocab {
+namespace {
+
+bool has_suffix(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<std::string> lines_of(const std::string& bytes) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < bytes.size()) {
+    size_t end = bytes.find('\n', start);
+    if (end == std::string::npos) end = bytes.size();
+    lines.emplace_back(bytes, start, end - start);
+    start = end + 1;
+  }
+  // Carriage returns are part of the tokens unless every line ends with one.
+  bool all_cr = !lines.empty();
+  for (const auto& line : lines) all_cr = all_cr && !line.empty() && line.back() == '\r';
+  if (all_cr) {
+    for (auto& line : lines) line.pop_back();
+  }
+  return lines;
+}
+
+// Calls f(begin, end) for each run of bytes between spaces.
+template <typename F>
+void for_each_token(std::string_view text, F&& f) {
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    if (j > i) f(i, j);
+    i = j;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> read_token_list(const std::string& path) {
+  const std::string bytes = read_file_bytes(path);
+  if (has_suffix(path, ".json")) {
+    try {
+      return nlohmann::json::parse(bytes).get<std::vector<std::string>>();
+    } catch (const nlohmann::json::exception& e) {
+      throw DataError("The vocabulary " + path + " is not a JSON array of tokens: " + e.what());
+    }
+  }
+  return lines_of(bytes);
+}
+
+void write_token_list(const std::vector<std::string>& tokens, const std::string& path) {
+  std::string bytes;
+  for (const auto& token : tokens) {
+    if (token.find('\n') != std::string::npos) {
+      throw DataError("The token \"" + token + "\" holds a line break and cannot be written to " + path + ".");
+    }
+    bytes += token;
+    bytes += '\n';
+  }
+  write_file_atomically(path, bytes);
+}
+
+TokenListVocab::TokenListVocab(const std::string& path, const TokenRoles& roles)
+    : TokenListVocab(read_token_list(path), path, roles) {}
+
+TokenListVocab::TokenListVocab(std::vector<std::string> tokens, const std::string& origin, const TokenRoles& roles)
+    : tokens_(std::move(tokens)) {
+  path_ = origin;
+  if (tokens_.empty()) throw DataError("The vocabulary " + origin + " holds no tokens.");
+  if (tokens_.size() > (size_t{1} << 30)) throw DataError("The vocabulary " + origin + " is too large.");
+  auto add = [&](const std::string& token) { tokens_.push_back(token); };
+  ids_.reserve(tokens_.size() + 2);
+  for (size_t i = 0; i < tokens_.size(); ++i) {
+    if (!ids_.emplace(tokens_[i], static_cast<int32_t>(i)).second) {
+      throw DataError("The vocabulary " + origin + " holds the token \"" + tokens_[i] + "\" twice (line " +
+                      std::to_string(i + 1) + ").");
+    }
+  }
+  if (!ids_.count(roles.unk)) {
+    ids_.emplace(roles.unk, static_cast<int32_t>(tokens_.size()));
+    add(roles.unk);
+  }
+  for (const auto& pad : roles.pad) {
+    if (ids_.count(pad)) {
+      pad_id_ = ids_.at(pad);
+      break;
+    }
+  }
+  if (pad_id_ < 0) {
+    const std::string pad = roles.pad.empty() ? "<pad>" : roles.pad.front();
+    pad_id_ = static_cast<int32_t>(tokens_.size());
+    ids_.emplace(pad, pad_id_);
+    add(pad);
+  }
+  unk_id_ = ids_.at(roles.unk);
+  const auto bos = ids_.find(roles.bos), eos = ids_.find(roles.eos);
+  if (bos == ids_.end() || eos == ids_.end()) {
+    throw DataError("The vocabulary " + origin + " has no " + (bos == ids_.end() ? roles.bos : roles.eos) +
+                    " token; a target vocabulary needs its start and end tokens.");
+  }
+  bos_id_ = bos->second;
+  eos_id_ = eos->second;
+  size_ = static_cast<int64_t>(tokens_.size());
+}
+
+void TokenListVocab::encode_into(std::string_view text, std::vector<int32_t>& ids) const {
+  ids.clear();
+  std::string token;
+  for_each_token(text, [&](size_t b, size_t e) {
+    token.assign(text.substr(b, e - b));
+    const auto it = ids_.find(token);
+    ids.push_back(it == ids_.end() ? unk_id_ : it->second);
+  });
+}
+
+std::vector<std::string> TokenListVocab::encode_pieces(std::string_view text) const {
+  std::vector<std::string> pieces;
+  for_each_token(text, [&](size_t b, size_t e) { pieces.emplace_back(text.substr(b, e - b)); });
+  return pieces;
+}
+
+std::vector<Vocab::IdSpan> TokenListVocab::encode_with_offsets(std::string_view text) const {
+  std::vector<IdSpan> out;
+  std::string token;
+  for_each_token(text, [&](size_t b, size_t e) {
+    token.assign(text.substr(b, e - b));
+    const auto it = ids_.find(token);
+    out.push_back({it == ids_.end() ? unk_id_ : it->second, static_cast<uint32_t>(b), static_cast<uint32_t>(e)});
+  });
+  return out;
+}
+
+template <typename Id>
+std::string TokenListVocab::join(const std::vector<Id>& ids) const {
+  std::string text;
+  for (Id id : ids) {
+    if (id == eos_id_) break;
+    if (id == pad_id_ || id == bos_id_) continue;
+    if (!text.empty()) text += ' ';
+    text += id_to_piece(static_cast<int32_t>(id));
+  }
+  return text;
+}
+
+std::string TokenListVocab::decode(const std::vector<int32_t>& ids) const { return join(ids); }
+std::string TokenListVocab::decode(const std::vector<int64_t>& ids) const { return join(ids); }
+
+std::string TokenListVocab::id_to_piece(int32_t id) const {
+  if (id < 0 || id >= size_) {
+    throw DataError("Id " + std::to_string(id) + " is outside the vocabulary of " + path_ + " (" +
+                    std::to_string(size_) + " tokens).");
+  }
+  return tokens_[static_cast<size_t>(id)];
+}
+
+int32_t TokenListVocab::piece_id(std::string_view piece) const {
+  const auto it = ids_.find(std::string(piece));
+  return it == ids_.end() ? -1 : it->second;
+}
+
+std::shared_ptr<const Vocab> load_vocab(const std::string& path) {
+  if (has_suffix(path, ".txt") || has_suffix(path, ".json")) return std::make_shared<const TokenListVocab>(path);
+  return SentencePieceVocab::load(path);
+}
+
+}  // namespace nmt::vocab
