@@ -26,6 +26,8 @@
 #include "data/language_pair.h"
 #include "decode/translation_stream.h"
 #include "kernels/packed_linear.h"
+#include "cli/model_interop.h"
+#include "cli/translator_score_targets.h"
 #include "interop/model_loader.h"
 #include "storage/model_dir.h"
 #include "storage/state_dict.h"
@@ -43,6 +45,8 @@ struct Args {
   std::vector<std::string> model_dirs;  // --model, repeated only with --serve
   std::string model_dir, checkpoint, input, output, score_ref, hypotheses, export_path, svg_path;
   std::string import_path, out_dir;  // --import PATH --out DIR
+  std::string export_format;         // --export FORMAT --model DIR --out DIR
+  std::string score_targets;         // --score-targets FILE
   std::string source_lang, target_lang;  // a pair of a model trained on several (cli/model_pairs.h)
   int64_t attention_layer = -1;
   std::string device = "auto";
@@ -118,7 +122,13 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--import", a.import_path,
                  "Write a model directory of this program (--out DIR) from a model of another engine: a CTranslate2 "
                  "model directory");
-  app.add_option("--out", a.out_dir, "With --import: the model directory to write (must not exist)");
+  app.add_option("--export", a.export_format,
+                 "Write the --model as another engine's model (--out PATH): ct2, a CTranslate2 model directory")
+      ->check(CLI::IsMember({"ct2", "argos", "marian"}));
+  app.add_option("--score-targets", a.score_targets,
+                 "Instead of translating, score line i of FILE as the translation of input line i: TOTAL ||| LP1 ... "
+                 "LPn, each token's log-probability, the end token last");
+  app.add_option("--out", a.out_dir, "With --import or --export: the directory to write (must not exist)");
   app.add_option("--attention-svg", a.svg_path, "Draw the cross-attention of the first translated line as SVG");
   app.add_option("--attention-layer", a.attention_layer,
                  "Decoder layer drawn, and with --format html the one that aligns markup (negative: from the last; "
@@ -164,6 +174,17 @@ void add_options(CLI::App& app, Args& a) {
 }
 
 void check_args(Args& a) {
+  if (!a.export_format.empty()) {
+    if (a.export_format != "ct2") {
+      throw UsageError("--export " + a.export_format + " is not written yet; --export ct2 writes a CTranslate2 model "
+                       "directory.");
+    }
+    if (a.out_dir.empty() || a.model_dirs.size() != 1 || a.serve.serve || !a.import_path.empty()) {
+      throw UsageError("--export FORMAT writes one --model DIR to --out PATH.");
+    }
+    a.model_dir = a.model_dirs.front();
+    return;
+  }
   if (!a.import_path.empty() || !a.out_dir.empty()) {
     if (a.import_path.empty() || a.out_dir.empty()) throw UsageError("--import PATH and --out DIR go together.");
     if (!a.model_dirs.empty() || a.serve.serve || !a.input.empty() || !a.text.empty() || !a.output.empty()) {
@@ -208,6 +229,9 @@ void check_args(Args& a) {
     }
   }
   if (!a.serve.serve) a.format = resolved_format(a.format, a.input, a.output);
+  if (!a.score_targets.empty() && (a.format != "text" || a.serve.serve || !a.score_ref.empty())) {
+    throw UsageError("--score-targets scores plain text lines; it takes no --format, --serve or --score.");
+  }
   if (a.format != "text" &&
       (a.options.search.nbest > 1 || a.with_scores || !a.score_ref.empty() || !a.svg_path.empty())) {
     throw UsageError("--format " + a.format + " writes one translated document per input; it takes no --nbest, "
@@ -337,6 +361,7 @@ int run_translation(Args& a) {
               << ")\n";
   }
   if (!a.export_path.empty()) return export_weights(loaded, a.export_path);
+  if (!a.export_format.empty()) return export_model_command(loaded, a.export_format, a.out_dir);
   check_attention_layer(a, loaded.config.model.n_layers);
   const data::TaggedPair pair = choose_pair(loaded, a.model_dir, a.source_lang, a.target_lang);
   a.options.source_language = pair.source;
@@ -361,6 +386,10 @@ int run_translation(Args& a) {
             << ".\n";
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
   TranslationOutput out(a.output);
+  if (!a.score_targets.empty()) {
+    return score_target_file(translator, a.text.empty() ? lines_of(a.input.empty() ? std::cin : file) : a.text,
+                             a.score_targets, out);
+  }
   if (const auto format = document::document_format(a.format)) {
     const DocumentInput input{a.input, *format, a.options.target_language,
                               a.attention_layer_given ? std::optional<int64_t>(a.attention_layer) : std::nullopt};
@@ -412,13 +441,7 @@ int translator_main(int argc, char** argv) {
   a.coverage_threshold_given = app.count("--coverage-threshold") > 0;
   check_args(a);
   if (!a.hypotheses.empty()) return score_files(a.score_ref, a.hypotheses);
-  if (!a.import_path.empty()) {
-    const auto imported = interop::import_model(a.import_path);
-    interop::write_native_model_dir(imported, a.out_dir);
-    std::cerr << "translator: wrote " << a.out_dir << " from the " << imported.format << " model " << a.import_path
-              << " (" << imported.model.n_layers << " layers, d_model " << imported.model.d_model << ").\n";
-    return 0;
-  }
+  if (!a.import_path.empty()) return import_model_command(a.import_path, a.out_dir);
   return run_translation(a);
 }
 

@@ -15,4 +15,7 @@ set(NMT_FUZZED_zip document/zip_archive.cpp document/document.cpp document/offic
 set(NMT_FUZZED_xml document/xml_part.cpp document/paragraph_text.cpp document/office_dialects.cpp
     document/translated_fragment.cpp document/subtitle_document.cpp document/markdown_document.cpp
     document/markdown_inline.cpp)
-set(NMT_FUZZ_TARGETS line_reader config checkpoint state_dict sentencepiece score html sentences zip xml)
+set(NMT_FUZZED_ct2_model interop/ct2_model_file.cpp interop/ct2_transformer.cpp)
+set(NMT_FUZZED_token_list vocab/token_list_vocab.cpp)
+set(NMT_FUZZ_TARGETS line_reader config checkpoint state_dict sentencepiece score html sentences zip xml ct2_model
+    token_list)

@@ -337,6 +337,48 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vect
   return found;
 }
 
+std::vector<std::vector<float>> Translator::score_targets(const std::vector<std::vector<int64_t>>& sources,
+                                                         const std::vector<std::vector<int64_t>>& targets) {
+  if (sources.size() != targets.size()) {
+    throw std::invalid_argument(std::to_string(sources.size()) + " sources were given " +
+                                std::to_string(targets.size()) + " targets.");
+  }
+  check_lengths(sources, targets);
+  c10::InferenceMode inference;
+  EvalMode eval(*model_);
+  PrecisionScope precision_scope(options_.precision, device_);
+  std::vector<std::vector<float>> out(sources.size());
+  const auto batch = static_cast<size_t>(options_.batch_size);
+  for (size_t first = 0; first < sources.size(); first += batch) {
+    const size_t end = std::min(sources.size(), first + batch);
+    std::vector<BatchSource> rows;
+    size_t longest = 0;
+    for (size_t i = first; i < end; ++i) {
+      rows.push_back({&sources[i], &targets[i]});
+      longest = std::max(longest, targets[i].size());
+    }
+    // [rows, longest + 1]: bos, the target, padding; scored against the target, then eos.
+    auto tgt_in = torch::full({static_cast<int64_t>(rows.size()), static_cast<int64_t>(longest + 1)}, ids_.pad,
+                              torch::kLong);
+    auto a = tgt_in.accessor<int64_t, 2>();
+    for (size_t r = 0; r < rows.size(); ++r) {
+      a[r][0] = ids_.bos;
+      for (size_t j = 0; j < rows[r].target_prefix->size(); ++j) a[r][j + 1] = (*rows[r].target_prefix)[j];
+    }
+    const auto log_probs =
+        model_->forward(wrap_sources(rows).to(device_), tgt_in.to(device_)).log_softmax(-1).to(torch::kCPU, torch::kFloat);
+    const auto lp = log_probs.accessor<float, 3>();
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const auto& target = *rows[r].target_prefix;
+      auto& values = out[first + r];
+      for (size_t j = 0; j <= target.size(); ++j) {
+        values.push_back(lp[r][j][j < target.size() ? target[j] : ids_.eos]);
+      }
+    }
+  }
+  return out;
+}
+
 torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,
                                           int64_t layer) {
   const auto n_layers = static_cast<int64_t>(model_->config().n_layers);

@@ -100,6 +100,15 @@ class Translator {
   std::vector<std::vector<std::vector<Hypothesis>>> translate_checked(std::vector<LinePlan>& plans,
                                                                       const PlanTranslator& translate = nullptr);
 
+  // Given translations scored token by token (teacher forcing), as
+  // CTranslate2's score_batch and Marian's scorer do: for each pair of
+  // sources[i] and targets[i] (ids without sos/eos), the log-probability of
+  // every target token and then of the end token. In batches of
+  // options().batch_size, in the options' precision. A source or target
+  // longer than the model takes is a DataError naming its index.
+  std::vector<std::vector<float>> score_targets(const std::vector<std::vector<int64_t>>& sources,
+                                                const std::vector<std::vector<int64_t>>& targets);
+
   // Teacher-forced pass over `target` (ids without bos/eos) for `source`
   // (ids without sos/eos): cross-attention of decoder layer `layer` (negative
   // counts from the last) averaged over heads, [target + 1 (eos), source + 2

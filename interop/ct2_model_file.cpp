@@ -136,7 +136,66 @@ void read_variable(ByteReader& in, Ct2ModelFile& out) {
   if (!out.variables.emplace(std::move(name), std::move(tensor)).second) in.fail(at, "a variable's name repeats");
 }
 
+uint8_t type_id(torch::ScalarType type, const std::string& name) {
+  switch (type) {
+    case torch::kFloat: return 0;
+    case torch::kChar: return 1;
+    case torch::kShort: return 2;
+    case torch::kInt: return 3;
+    case torch::kHalf: return 4;
+    case torch::kBFloat16: return 5;
+    default: throw DataError("The variable " + name + " is of a type CTranslate2's model.bin cannot hold.");
+  }
+}
+
+class ByteWriter {
+ public:
+  template <typename T>
+  void value(T v) {
+    bytes_.append(reinterpret_cast<const char*>(&v), sizeof(T));
+  }
+  void str(const std::string& s) {
+    if (s.size() + 1 > 0xFFFF) throw DataError("The name " + s.substr(0, 64) + "... is too long for model.bin.");
+    value<uint16_t>(static_cast<uint16_t>(s.size() + 1));
+    bytes_ += s;
+    bytes_ += '\0';
+  }
+  void u32(uint64_t v, const std::string& what) {
+    if (v > 0xFFFFFFFFull) throw DataError(what + " does not fit model.bin's 32 bits.");
+    value<uint32_t>(static_cast<uint32_t>(v));
+  }
+  void raw(const void* p, size_t n) { bytes_.append(static_cast<const char*>(p), n); }
+  std::string take() { return std::move(bytes_); }
+
+ private:
+  std::string bytes_;
+};
+
 }  // namespace
+
+std::string ct2_model_file_bytes(const Ct2ModelFile& file) {
+  ByteWriter out;
+  out.value<uint32_t>(kNewestVersion);
+  out.str(file.spec);
+  out.value<uint32_t>(file.revision);
+  out.u32(file.variables.size(), "The variable count");
+  for (const auto& [name, tensor] : file.variables) {
+    const auto t = tensor.contiguous();
+    out.str(name);
+    if (t.dim() > static_cast<int64_t>(kMaxRank)) throw DataError("The variable " + name + " has too many dimensions.");
+    out.value<uint8_t>(static_cast<uint8_t>(t.dim()));
+    for (int64_t d : t.sizes()) out.u32(static_cast<uint64_t>(d), "A dimension of " + name);
+    out.value<uint8_t>(type_id(t.scalar_type(), name));
+    out.u32(t.nbytes(), "The size of " + name);
+    out.raw(t.data_ptr(), t.nbytes());
+  }
+  out.u32(file.aliases.size(), "The alias count");
+  for (const auto& [alias, target] : file.aliases) {
+    out.str(alias);
+    out.str(target);
+  }
+  return out.take();
+}
 
 bool Ct2ModelFile::has(const std::string& name) const {
   if (variables.count(name)) return true;
@@ -200,8 +259,9 @@ double Ct2ModelFile::scalar(const std::string& name, double fallback) const {
   return v.to(torch::kDouble).item<double>();
 }
 
-Ct2ModelFile read_ct2_model_file(const std::string& path) {
-  const std::string bytes = read_file_bytes(path);
+Ct2ModelFile read_ct2_model_file(const std::string& path) { return parse_ct2_model_file(read_file_bytes(path), path); }
+
+Ct2ModelFile parse_ct2_model_file(const std::string& bytes, const std::string& path) {
   ByteReader in(bytes, path);
   Ct2ModelFile out;
   out.path = path;

@@ -51,5 +51,14 @@ struct Ct2ModelFile {
 // version or type, or a variable whose byte count disagrees with its shape
 // is a DataError naming the file and the byte offset.
 Ct2ModelFile read_ct2_model_file(const std::string& path);
+// The same from the file's bytes; `path` names it in messages.
+Ct2ModelFile parse_ct2_model_file(const std::string& bytes, const std::string& path);
+
+// The bytes of `file` in binary version 6 (its spec and revision, its
+// variables in name order, its aliases), as CTranslate2's own writer lays
+// them out. A DataError names a variable that version 6 cannot hold (a
+// type without an id, a dimension or byte count over 32 bits, a name over
+// 64 KiB).
+std::string ct2_model_file_bytes(const Ct2ModelFile& file);
 
 }  // namespace nmt::interop

@@ -175,6 +175,15 @@ void read_vocabularies(const fs::path& dir, ImportedModel& out) {
   out.joint = !shared.empty();
   out.src_tokens = vocab::read_token_list(src);
   out.tgt_tokens = out.joint ? out.src_tokens : vocab::read_token_list(tgt);
+  // A tokenizer beside the model: SentencePiece models named as OPUS-MT's
+  // conversions (and our --export ct2) name them, or one for both sides.
+  std::error_code ec;
+  if (fs::is_regular_file(dir / "source.spm", ec) && fs::is_regular_file(dir / "target.spm", ec)) {
+    out.src_pieces = (dir / "source.spm").string();
+    out.tgt_pieces = (dir / "target.spm").string();
+  } else if (fs::is_regular_file(dir / "sentencepiece.model", ec)) {
+    out.src_pieces = out.tgt_pieces = (dir / "sentencepiece.model").string();
+  }
 }
 
 void check_supported(const Ct2ModelFile& f, const nlohmann::json& config) {
@@ -337,11 +346,18 @@ ImportedModel import_ct2_model(const std::string& dir_name) {
   const fs::path dir(dir_name);
   const auto file = read_ct2_model_file((dir / "model.bin").string());
   const auto config = read_config(dir);
-  check_supported(file, config);
   ImportedModel out;
   out.origin = dir_name;
-  out.format = "CTranslate2";
   read_vocabularies(dir, out);
+  import_ct2_transformer(file, config, out);
+  return out;
+}
+
+void import_ct2_transformer(const Ct2ModelFile& file, const nlohmann::json& config, ImportedModel& out) {
+  const fs::path dir = fs::path(file.path).parent_path();
+  const std::string& dir_name = out.origin;
+  check_supported(file, config);
+  out.format = "CTranslate2";
   read_special_tokens(file, config, dir, out);
   const auto vocabs = imported_vocabularies(out);
   ModelConfig& m = out.model;
@@ -355,7 +371,13 @@ ImportedModel import_ct2_model(const std::string& dir_name) {
   m.src_pad_idx = vocabs.src->pad_id();
   m.trg_pad_idx = vocabs.tgt->pad_id();
   m.trg_sos_idx = vocabs.tgt->bos_id();
-  read_weights(file, out, vocabs);
+  try {
+    read_weights(file, out, vocabs);
+  } catch (const c10::Error& e) {
+    // A variable of a shape the spec does not give it.
+    throw DataError("The CTranslate2 model " + file.path + " has variables of shapes its spec does not allow: " +
+                    e.what_without_backtrace());
+  }
   out.decoding = ct2_decoding();
   // Shared embeddings and a tied projection (aliases in model.bin) are read
   // as copies of the one table: the same numbers; fine-tuning then trains
@@ -365,7 +387,6 @@ ImportedModel import_ct2_model(const std::string& dir_name) {
   } catch (const UsageError& e) {
     throw DataError("The CTranslate2 model " + dir_name + " describes a model this program cannot build: " + e.what());
   }
-  return out;
 }
 
 }  // namespace nmt::interop

@@ -13,13 +13,22 @@
 namespace nmt::interop {
 namespace fs = std::filesystem;
 
+namespace {
+
+std::shared_ptr<const vocab::SentencePieceVocab> segmenter(const std::string& path) {
+  return path.empty() ? nullptr : vocab::SentencePieceVocab::load_segmenter(path);
+}
+
+}  // namespace
+
 vocab::Vocabularies imported_vocabularies(const ImportedModel& m) {
   vocab::Vocabularies v;
-  v.joint = m.joint;
-  v.src = std::make_shared<const vocab::TokenListVocab>(m.src_tokens, m.origin + " (source vocabulary)", m.roles);
-  v.tgt = m.joint ? v.src
+  v.joint = m.joint && m.src_pieces == m.tgt_pieces;
+  v.src = std::make_shared<const vocab::TokenListVocab>(m.src_tokens, m.origin + " (source vocabulary)", m.roles,
+                                                         segmenter(m.src_pieces));
+  v.tgt = v.joint ? v.src
                   : std::make_shared<const vocab::TokenListVocab>(m.tgt_tokens, m.origin + " (target vocabulary)",
-                                                                   m.roles);
+                                                                   m.roles, segmenter(m.tgt_pieces));
   return v;
 }
 
@@ -47,6 +56,20 @@ storage::LoadedModel load_imported(const ImportedModel& m, const torch::Device& 
   return out;
 }
 
+namespace {
+
+// A side's SentencePiece model copied into vocab/ as NAME.spm and named in
+// the manifest under KEY_pieces (key: the side, "src" or "tgt").
+void copy_pieces(const std::string& from, const std::string& vocab_dir, const std::string& name,
+                 nlohmann::json& manifest, const std::string& key = "src") {
+  if (from.empty()) return;
+  const std::string file = name + ".spm";
+  if (!fs::exists(vocab_dir + "/" + file)) fs::copy_file(from, vocab_dir + "/" + file);
+  manifest[key + "_pieces"] = file;
+}
+
+}  // namespace
+
 void write_native_model_dir(const ImportedModel& m, const std::string& out_dir) {
   std::error_code ec;
   if (fs::exists(out_dir, ec)) {
@@ -62,9 +85,9 @@ void write_native_model_dir(const ImportedModel& m, const std::string& out_dir) 
     const auto& src = static_cast<const vocab::TokenListVocab&>(*vocabs.src);
     const auto& tgt = static_cast<const vocab::TokenListVocab&>(*vocabs.tgt);
     nlohmann::json manifest = {{"format", 1},
-                               {"joint", m.joint},
-                               {"src", m.joint ? "tokens.txt" : "src.txt"},
-                               {"tgt", m.joint ? "tokens.txt" : "tgt.txt"},
+                               {"joint", vocabs.joint},
+                               {"src", vocabs.joint ? "tokens.txt" : "src.txt"},
+                               {"tgt", vocabs.joint ? "tokens.txt" : "tgt.txt"},
                                {"settings", {{"type", "tokens"}, {"imported_from", m.format}}},
                                {"roles",
                                 {{"unk", m.roles.unk},
@@ -72,7 +95,9 @@ void write_native_model_dir(const ImportedModel& m, const std::string& out_dir) 
                                  {"eos", m.roles.eos},
                                  {"pad", m.roles.pad}}}};
     vocab::write_token_list(src.tokens(), paths.vocab_dir + "/" + manifest["src"].get<std::string>());
-    if (!m.joint) vocab::write_token_list(tgt.tokens(), paths.vocab_dir + "/tgt.txt");
+    if (!vocabs.joint) vocab::write_token_list(tgt.tokens(), paths.vocab_dir + "/tgt.txt");
+    copy_pieces(m.src_pieces, paths.vocab_dir, "src", manifest);
+    copy_pieces(m.tgt_pieces, paths.vocab_dir, m.tgt_pieces == m.src_pieces ? "src" : "tgt", manifest, "tgt");
     write_file_atomically(paths.vocab_dir + "/vocab.json", manifest.dump(2) + "\n");
     Config config;
     config.model = m.model;

@@ -23,6 +23,9 @@ struct ImportedModel {
   storage::StateDict weights;  // our names, float32
   std::vector<std::string> src_tokens, tgt_tokens;  // the vocabularies as read (before any appended token)
   bool joint = false;  // one vocabulary for both sides
+  // SentencePiece models that cut each side's text into the lists' tokens;
+  // empty: tokens separated by spaces.
+  std::string src_pieces, tgt_pieces;
   vocab::TokenRoles roles;
   // The source engine's default search and its conventions (decoding.json
   // of the directory it becomes).

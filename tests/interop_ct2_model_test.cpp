@@ -10,11 +10,13 @@
 
 #include "data_test_util.h"
 #include "decode/translation.h"
+#include "interop/ct2_export.h"
 #include "interop/ct2_model_file.h"
 #include "interop/ct2_transformer.h"
 #include "interop/model_loader.h"
 #include "tests/test_support.h"
 #include "util/error.h"
+#include "vocab/token_list_vocab.h"
 
 namespace nmt {
 namespace {
@@ -147,6 +149,37 @@ TEST(Ct2Model, TokenLogProbabilitiesMatchCTranslate2sScoreBatch) {
     ASSERT_EQ(got.size(), expected.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-5 + 1e-4 * std::abs(expected[i]));
   }
+}
+
+TEST(Ct2Model, ScoreTargetsGivesCTranslate2sScoreBatchInABatch) {
+  const auto loaded = interop::load_model(ct2_fixture("v2/aren-transliteration"), "", torch::kCPU);
+  decode::TranslatorOptions options;
+  options.batch_size = 3;  // one batch of three, padded, then one alone
+  decode::Translator t(loaded.model, loaded.vocabs, options);
+  auto ids = [](const vocab::Vocab& v, const std::string& text) {
+    const auto i = v.encode(text);
+    return std::vector<int64_t>(i.begin(), i.end());
+  };
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {kAtzmon, "a t z m o n"}, {kAchison, "a c h i s o n"}, {"آ ر ث ر", "a r t h e r"}, {kAtzmon, "a t z m o n"}};
+  std::vector<std::vector<int64_t>> src, tgt;
+  for (const auto& [s, t_] : pairs) {
+    src.push_back(ids(*loaded.vocabs.src, s));
+    tgt.push_back(ids(*loaded.vocabs.tgt, t_));
+  }
+  const auto scores = t.score_targets(src, tgt);
+  const std::vector<std::vector<double>> expected = {
+      {-0.106023, -0.065410, -0.056002, -0.447953, -0.230714, -0.092184, -0.063463},
+      {-0.072660, -0.300309, -0.181187, -0.395671, -0.025631, -0.123466, -0.002034, -0.012639},
+      {-0.076704, -0.036037, -0.029253, -0.030273, -0.149276, -0.002440, -0.003742}};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(scores[i].size(), expected[i].size()) << i;
+    for (size_t j = 0; j < expected[i].size(); ++j) EXPECT_NEAR(scores[i][j], expected[i][j], 1e-5) << i << ", " << j;
+  }
+  // Alone and padded in a batch: the teacher-forced pass takes ATen's
+  // batched products, not decoding's batch-invariant kernels, so within a
+  // float32 rounding or two rather than bit for bit.
+  for (size_t j = 0; j < scores[0].size(); ++j) EXPECT_NEAR(scores[3][j], scores[0][j], 1e-6) << j;
 }
 
 TEST(Ct2Model, ScoresAreCTranslate2sNormalizedScores) {
@@ -301,6 +334,63 @@ TEST(Ct2Model, BadFilesAreRefusedNamingTheFileAndTheFault) {
   fs::remove(m + "/target_vocabulary.txt");
   fs::remove(m + "/source_vocabulary.txt");
   EXPECT_TRUE(test::throws_with<DataError>([&] { interop::load_model(m, "", torch::kCPU); }, {m, "no vocabulary"}));
+}
+
+// A tiny model of ours with a token-list vocabulary of its 40 ids (unk 0,
+// pad 1, bos 2, eos 3 as the tiny model expects).
+storage::LoadedModel tiny_loaded(uint64_t seed, bool pre_norm) {
+  storage::LoadedModel loaded;
+  loaded.config.model = test::tiny_model_config();
+  loaded.config.model.pre_norm = pre_norm;
+  loaded.config.model.scale_embedding = pre_norm;
+  torch::manual_seed(seed);
+  loaded.model = model::Transformer(loaded.config.model);
+  model::init_weights_like_reference(*loaded.model);
+  loaded.model->eval();
+  std::vector<std::string> tokens = {"<unk>", "<pad>", "<s>", "</s>"};
+  for (int i = 4; i < 40; ++i) tokens.push_back("t" + std::to_string(i));
+  loaded.vocabs.src = loaded.vocabs.tgt = std::make_shared<const vocab::TokenListVocab>(tokens, "tiny");
+  return loaded;
+}
+
+std::vector<std::vector<decode::Hypothesis>> translate_tiny(const storage::LoadedModel& loaded, int64_t beam) {
+  decode::TranslatorOptions options;
+  options.search.beam = beam;
+  options.search.nbest = beam;
+  decode::Translator t(loaded.model, loaded.vocabs, options);
+  return t.translate_ids({{4, 9, 17, 5}, {30, 31, 12, 7, 7, 21, 8}, {11}});
+}
+
+TEST(Ct2Export, OurModelGoesToCTranslate2AndBackBitForBit) {
+  for (bool pre_norm : {false, true}) {
+    SCOPED_TRACE(pre_norm ? "pre-norm, scaled embeddings" : "the reference's post-norm");
+    test::TempDir dir;
+    const auto ours = tiny_loaded(11, pre_norm);
+    interop::export_ct2(ours, dir.path("ct2"));
+    for (const char* f : {"model.bin", "config.json", "shared_vocabulary.json"}) {
+      EXPECT_TRUE(fs::exists(dir.path("ct2/") + f)) << f;
+    }
+    const auto file = interop::read_ct2_model_file(dir.path("ct2/model.bin"));
+    EXPECT_EQ(file.version, 6u);
+    EXPECT_EQ(file.spec, "TransformerSpec");
+    EXPECT_EQ(file.raw("encoder/layer_1/self_attention/linear_0/weight").sizes(), (std::vector<int64_t>{96, 32}));
+    EXPECT_EQ(file.has("encoder/layer_norm/gamma"), pre_norm);
+    const auto back = interop::load_model(dir.path("ct2"), "", torch::kCPU);
+    EXPECT_EQ(back.config.model.norm_eps, 1e-12);
+    EXPECT_TRUE(back.config.model.source_bos && back.config.model.source_eos);
+    for (int64_t beam : {1, 4}) {
+      const auto a = translate_tiny(ours, beam), b = translate_tiny(back, beam);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a[i].size(), b[i].size());
+        for (size_t k = 0; k < a[i].size(); ++k) {
+          EXPECT_EQ(a[i][k].tokens, b[i][k].tokens) << "beam " << beam << " sentence " << i;
+          EXPECT_EQ(a[i][k].log_prob, b[i][k].log_prob) << "beam " << beam << " sentence " << i;
+        }
+      }
+    }
+    EXPECT_TRUE(test::throws_with<UsageError>([&] { interop::export_ct2(ours, dir.path("ct2")); }, {"exists"}));
+  }
 }
 
 }  // namespace

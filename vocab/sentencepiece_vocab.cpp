@@ -30,7 +30,7 @@ std::vector<int32_t> strip_specials(const std::vector<Id>& ids, int32_t pad, int
 
 }  // namespace
 
-SentencePieceVocab::SentencePieceVocab(const std::string& path) {
+SentencePieceVocab::SentencePieceVocab(const std::string& path, bool needs_specials) {
   path_ = path;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
@@ -46,6 +46,7 @@ SentencePieceVocab::SentencePieceVocab(const std::string& path) {
   pad_id_ = b.pad_id(model_);
   bos_id_ = b.bos_id(model_);
   eos_id_ = b.eos_id(model_);
+  if (!needs_specials) return;
   try {
     require_id(unk_id_, "unknown (unk)", path);
     require_id(pad_id_, "padding (pad)", path);
@@ -59,6 +60,10 @@ SentencePieceVocab::SentencePieceVocab(const std::string& path) {
 
 std::shared_ptr<const SentencePieceVocab> SentencePieceVocab::load(const std::string& path) {
   return std::make_shared<const SentencePieceVocab>(path);
+}
+
+std::shared_ptr<const SentencePieceVocab> SentencePieceVocab::load_segmenter(const std::string& path) {
+  return std::make_shared<const SentencePieceVocab>(path, false);
 }
 
 SentencePieceVocab::~SentencePieceVocab() {

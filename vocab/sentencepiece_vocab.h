@@ -20,8 +20,12 @@ class SentencePieceVocab final : public Vocab {
  public:
   // Loads a model file. Throws nmt::DataError naming the file when it is
   // missing, not a SentencePiece model, or lacks a pad, bos or eos id.
-  explicit SentencePieceVocab(const std::string& path);
+  explicit SentencePieceVocab(const std::string& path, bool needs_specials = true);
   static std::shared_ptr<const SentencePieceVocab> load(const std::string& path);
+  // A model that only cuts text into pieces for a token list
+  // (vocab/token_list_vocab.h), whose own special ids are not needed:
+  // another engine's model may have no pad id.
+  static std::shared_ptr<const SentencePieceVocab> load_segmenter(const std::string& path);
   ~SentencePieceVocab() override;
   SentencePieceVocab(const SentencePieceVocab&) = delete;
   SentencePieceVocab& operator=(const SentencePieceVocab&) = delete;

@@ -47,12 +47,15 @@ void for_each_token(std::string_view text, F&& f) {
 }  // namespace
 
 std::vector<std::string> read_token_list(const std::string& path) {
-  const std::string bytes = read_file_bytes(path);
-  if (has_suffix(path, ".json")) {
+  return parse_token_list(read_file_bytes(path), has_suffix(path, ".json"), path);
+}
+
+std::vector<std::string> parse_token_list(const std::string& bytes, bool json, const std::string& origin) {
+  if (json) {
     try {
       return nlohmann::json::parse(bytes).get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
-      throw DataError("The vocabulary " + path + " is not a JSON array of tokens: " + e.what());
+      throw DataError("The vocabulary " + origin + " is not a JSON array of tokens: " + e.what());
     }
   }
   return lines_of(bytes);
@@ -70,11 +73,13 @@ void write_token_list(const std::vector<std::string>& tokens, const std::string&
   write_file_atomically(path, bytes);
 }
 
-TokenListVocab::TokenListVocab(const std::string& path, const TokenRoles& roles)
-    : TokenListVocab(read_token_list(path), path, roles) {}
+TokenListVocab::TokenListVocab(const std::string& path, const TokenRoles& roles,
+                               std::shared_ptr<const SentencePieceVocab> pieces)
+    : TokenListVocab(read_token_list(path), path, roles, std::move(pieces)) {}
 
-TokenListVocab::TokenListVocab(std::vector<std::string> tokens, const std::string& origin, const TokenRoles& roles)
-    : tokens_(std::move(tokens)) {
+TokenListVocab::TokenListVocab(std::vector<std::string> tokens, const std::string& origin, const TokenRoles& roles,
+                               std::shared_ptr<const SentencePieceVocab> pieces)
+    : tokens_(std::move(tokens)), pieces_(std::move(pieces)) {
   path_ = origin;
   if (tokens_.empty()) throw DataError("The vocabulary " + origin + " holds no tokens.");
   if (tokens_.size() > (size_t{1} << 30)) throw DataError("The vocabulary " + origin + " is too large.");
@@ -111,37 +116,74 @@ TokenListVocab::TokenListVocab(std::vector<std::string> tokens, const std::strin
   bos_id_ = bos->second;
   eos_id_ = eos->second;
   size_ = static_cast<int64_t>(tokens_.size());
+  if (pieces_) {
+    from_piece_.assign(static_cast<size_t>(pieces_->size()), unk_id_);
+    to_piece_.assign(tokens_.size(), -1);
+    for (int32_t p = 0; p < static_cast<int32_t>(pieces_->size()); ++p) {
+      const auto it = ids_.find(pieces_->id_to_piece(p));
+      if (it == ids_.end()) continue;
+      from_piece_[static_cast<size_t>(p)] = it->second;
+      to_piece_[static_cast<size_t>(it->second)] = p;
+    }
+  }
+}
+
+int32_t TokenListVocab::id_of(const std::string& token) const {
+  const auto it = ids_.find(token);
+  return it == ids_.end() ? unk_id_ : it->second;
 }
 
 void TokenListVocab::encode_into(std::string_view text, std::vector<int32_t>& ids) const {
+  if (pieces_) {
+    pieces_->encode_into(text, ids);
+    for (auto& id : ids) id = from_piece_[static_cast<size_t>(id)];
+    return;
+  }
   ids.clear();
   std::string token;
   for_each_token(text, [&](size_t b, size_t e) {
     token.assign(text.substr(b, e - b));
-    const auto it = ids_.find(token);
-    ids.push_back(it == ids_.end() ? unk_id_ : it->second);
+    ids.push_back(id_of(token));
   });
 }
 
 std::vector<std::string> TokenListVocab::encode_pieces(std::string_view text) const {
+  if (pieces_) return pieces_->encode_pieces(text);
   std::vector<std::string> pieces;
   for_each_token(text, [&](size_t b, size_t e) { pieces.emplace_back(text.substr(b, e - b)); });
   return pieces;
 }
 
 std::vector<Vocab::IdSpan> TokenListVocab::encode_with_offsets(std::string_view text) const {
+  if (pieces_) {
+    auto spans = pieces_->encode_with_offsets(text);
+    for (auto& s : spans) s.id = from_piece_[static_cast<size_t>(s.id)];
+    return spans;
+  }
   std::vector<IdSpan> out;
   std::string token;
   for_each_token(text, [&](size_t b, size_t e) {
     token.assign(text.substr(b, e - b));
-    const auto it = ids_.find(token);
-    out.push_back({it == ids_.end() ? unk_id_ : it->second, static_cast<uint32_t>(b), static_cast<uint32_t>(e)});
+    out.push_back({id_of(token), static_cast<uint32_t>(b), static_cast<uint32_t>(e)});
   });
   return out;
 }
 
 template <typename Id>
 std::string TokenListVocab::join(const std::vector<Id>& ids) const {
+  if (pieces_) {
+    // Through the SentencePiece model's own ids, so that it detokenizes;
+    // tokens it does not have (the list's own specials) are left out.
+    std::vector<int32_t> kept;
+    for (Id id : ids) {
+      if (id == eos_id_) break;
+      if (id == pad_id_ || id == bos_id_) continue;
+      id_to_piece(static_cast<int32_t>(id));  // range check
+      const int32_t p = to_piece_[static_cast<size_t>(id)];
+      if (p >= 0) kept.push_back(p);
+    }
+    return pieces_->decode(kept);
+  }
   std::string text;
   for (Id id : ids) {
     if (id == eos_id_) break;

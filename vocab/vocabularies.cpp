@@ -58,8 +58,10 @@ json read_manifest(const fs::path& path) {
 }
 
 // A token list's roles from the manifest ("roles": unk, bos, eos, pad), as
-// an imported model's directory records them.
-std::shared_ptr<const Vocab> load_side(const fs::path& file, const json& manifest) {
+// an imported model's directory records them, and the SentencePiece model
+// that cuts its text ("src_pieces", "tgt_pieces"), where it has one.
+std::shared_ptr<const Vocab> load_side(const fs::path& dir, const json& manifest, const std::string& side) {
+  const fs::path file = dir / manifest[side].get<std::string>();
   if (!manifest.contains("roles")) return load_vocab(file.string());
   try {
     const json& r = manifest["roles"];
@@ -68,7 +70,11 @@ std::shared_ptr<const Vocab> load_side(const fs::path& file, const json& manifes
     roles.bos = r.at("bos").get<std::string>();
     roles.eos = r.at("eos").get<std::string>();
     roles.pad = r.at("pad").get<std::vector<std::string>>();
-    return std::make_shared<const TokenListVocab>(file.string(), roles);
+    std::shared_ptr<const SentencePieceVocab> pieces;
+    if (manifest.contains(side + "_pieces")) {
+      pieces = SentencePieceVocab::load_segmenter((dir / manifest.at(side + "_pieces").get<std::string>()).string());
+    }
+    return std::make_shared<const TokenListVocab>(file.string(), roles, pieces);
   } catch (const json::exception& e) {
     throw DataError((file.parent_path() / "vocab.json").string() + " has damaged token roles: " + e.what());
   }
@@ -77,8 +83,8 @@ std::shared_ptr<const Vocab> load_side(const fs::path& file, const json& manifes
 Vocabularies load_manifest(const fs::path& dir, const json& manifest) {
   Vocabularies v;
   v.joint = manifest["joint"].get<bool>();
-  v.src = load_side(dir / manifest["src"].get<std::string>(), manifest);
-  v.tgt = v.joint ? v.src : load_side(dir / manifest["tgt"].get<std::string>(), manifest);
+  v.src = load_side(dir, manifest, "src");
+  v.tgt = v.joint ? v.src : load_side(dir, manifest, "tgt");
   return v;
 }
 
@@ -147,6 +153,11 @@ fs::path cached_vocabulary_dir(const Config& config, const std::string& out_dir,
 std::vector<std::string> model_files(const json& manifest) {
   std::vector<std::string> files = {manifest["src"].get<std::string>()};
   if (!manifest["joint"].get<bool>()) files.push_back(manifest["tgt"].get<std::string>());
+  for (const char* key : {"src_pieces", "tgt_pieces"}) {
+    if (manifest.contains(key) && std::find(files.begin(), files.end(), manifest[key]) == files.end()) {
+      files.push_back(manifest[key].get<std::string>());
+    }
+  }
   return files;
 }
 

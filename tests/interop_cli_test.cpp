@@ -1,0 +1,119 @@
+// Models from elsewhere through the translator executable: a CTranslate2
+// directory translated in place and imported, and the exit codes of bad use
+// and bad files (docs/models_from_elsewhere.md).
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "data_test_util.h"
+#include "tests/test_support.h"
+
+namespace nmt {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string translator() { return test::binary_dir() + "/translator"; }
+std::string aren(const std::string& variant = "") {
+  return test::fixtures_dir() + "/ctranslate2/v2/aren-transliteration" + variant;
+}
+
+class InteropCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(translator())) GTEST_SKIP() << "build the translator target first: " << translator();
+  }
+  // stdout and stderr apart: the translation alone on stdout.
+  test::CommandResult run(const std::string& args, std::string* err = nullptr) {
+    const std::string cmd = test::shell_quote(translator()) + " " + args + " > " + test::shell_quote(dir_.path("out")) +
+                            " 2> " + test::shell_quote(dir_.path("err"));
+    const int status = std::system(cmd.c_str());
+    test::CommandResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.output = test::read_text(dir_.path("out"));
+    if (err) *err = test::read_text(dir_.path("err"));
+    return r;
+  }
+  test::TempDir dir_;
+};
+
+TEST_F(InteropCli, TranslatesACTranslate2DirectoryInPlaceAndImported) {
+  std::string err;
+  auto r = run("--model " + test::shell_quote(aren()) + " 'آ ت ز م و ن' 'آ ت ش ي س و ن'", &err);
+  EXPECT_EQ(r.code, 0) << err;
+  EXPECT_EQ(r.output, "a t z m o n\na c h i s o n\n");
+  EXPECT_NE(err.find("CTranslate2's defaults"), std::string::npos) << err;
+
+  const std::string out = dir_.path("imported");
+  r = run("--import " + test::shell_quote(aren("-i8")) + " --out " + test::shell_quote(out), &err);
+  EXPECT_EQ(r.code, 0) << err;
+  for (const char* f : {"config.json", "vocab/vocab.json", "checkpoints/last.pt", "decoding.json"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
+  }
+  r = run("--model " + test::shell_quote(out) + " --precision fp32 'آ ت ش ي س و ن'", &err);
+  EXPECT_EQ(r.code, 0) << err;
+  EXPECT_EQ(r.output, "a c h i s o n\n");
+
+  // Never over an existing directory.
+  r = run("--import " + test::shell_quote(aren()) + " --out " + test::shell_quote(out), &err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(err.find(out), std::string::npos) << err;
+}
+
+TEST_F(InteropCli, ScoresGivenTranslationsTokenByToken) {
+  test::write_file(dir_.path("targets"), "a t z m o n\na c h i s o n\n");
+  std::string err;
+  const auto r = run("--model " + test::shell_quote(aren()) + " --precision fp32 --score-targets " +
+                         test::shell_quote(dir_.path("targets")) + " 'آ ت ز م و ن' 'آ ت ش ي س و ن'",
+                     &err);
+  EXPECT_EQ(r.code, 0) << err;
+  // CTranslate2's score_batch for the first pair, the end token last; the total first.
+  const std::vector<double> expected = {-1.061749, -0.106023, -0.065410, -0.056002, -0.447953,
+                                        -0.230714, -0.092184, -0.063463};
+  std::istringstream first(r.output.substr(0, r.output.find('\n')));
+  std::vector<double> got;
+  std::string word;
+  while (first >> word) {
+    if (word != "|||") got.push_back(std::stod(word));
+  }
+  ASSERT_EQ(got.size(), expected.size()) << r.output;
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 2e-6 * 8) << i;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;
+  test::write_file(dir_.path("short"), "a t z m o n\n");
+  EXPECT_EQ(run("--model " + test::shell_quote(aren()) + " --score-targets " + test::shell_quote(dir_.path("short")) +
+                    " 'آ ت ز م و ن' 'آ ت ش ي س و ن'",
+                &err)
+                .code,
+            3);
+  EXPECT_NE(err.find("1 lines for 2 input lines"), std::string::npos) << err;
+}
+
+TEST_F(InteropCli, BadUseExitsTwoAndBadFilesThreeLeavingNothing) {
+  std::string err;
+  EXPECT_EQ(run("--import " + test::shell_quote(aren()), &err).code, 2) << err;
+  EXPECT_EQ(run("--model " + test::shell_quote(aren()) + " --checkpoint x.pt 'آ'", &err).code, 2) << err;
+  EXPECT_NE(err.find("CTranslate2"), std::string::npos) << err;
+
+  // A damaged model.bin: exit 3 naming it, and no directory written.
+  const std::string bad = dir_.path("bad");
+  fs::create_directories(bad);
+  for (const char* f : {"source_vocabulary.txt", "target_vocabulary.txt"}) fs::copy_file(aren() + "/" + f, bad + "/" + f);
+  const std::string bytes = test::read_text(aren() + "/model.bin");
+  test::write_file(bad + "/model.bin", bytes.substr(0, bytes.size() / 3));
+  const std::string out = dir_.path("never");
+  EXPECT_EQ(run("--import " + test::shell_quote(bad) + " --out " + test::shell_quote(out), &err).code, 3);
+  EXPECT_NE(err.find(bad + "/model.bin"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(run("--model " + test::shell_quote(bad) + " 'آ'", &err).code, 3) << err;
+  // Neither ours nor another engine's.
+  EXPECT_EQ(run("--import " + test::shell_quote(dir_.root()) + " --out " + test::shell_quote(out), &err).code, 3);
+  EXPECT_NE(err.find("not a model this program can import"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace nmt
