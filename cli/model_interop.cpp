@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "interop/argos_package.h"
 #include "interop/ct2_export.h"
 #include "interop/model_loader.h"
 #include "util/error.h"
@@ -17,10 +18,17 @@ int import_model_command(const std::string& path, const std::string& out_dir) {
 }
 
 int export_model_command(const storage::LoadedModel& loaded, const std::string& format, const std::string& out) {
-  if (format != "ct2") throw UsageError("--export " + format + " is not written yet; --export ct2 is.");
-  interop::export_ct2(loaded, out);
-  std::cerr << "translator: wrote the CTranslate2 model " << out << ".\n";
-  return 0;
+  if (format == "ct2") {
+    interop::export_ct2(loaded, out);
+    std::cerr << "translator: wrote the CTranslate2 model " << out << ".\n";
+    return 0;
+  }
+  if (format == "argos") {
+    interop::export_argos(loaded, out);
+    std::cerr << "translator: wrote the Argos Translate package " << out << ".\n";
+    return 0;
+  }
+  throw UsageError("--export " + format + " is not written yet; --export ct2 and --export argos are.");
 }
 
 }  // namespace nmt::cli

@@ -28,6 +28,7 @@
 #include "kernels/packed_linear.h"
 #include "cli/model_interop.h"
 #include "cli/translator_score_targets.h"
+#include "interop/argos_package.h"
 #include "interop/model_loader.h"
 #include "storage/model_dir.h"
 #include "storage/state_dict.h"
@@ -121,9 +122,10 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--export-state-dict", a.export_path, "Write the weights in the reference's state_dict format");
   app.add_option("--import", a.import_path,
                  "Write a model directory of this program (--out DIR) from a model of another engine: a CTranslate2 "
-                 "model directory");
+                 "model directory or an Argos Translate package");
   app.add_option("--export", a.export_format,
-                 "Write the --model as another engine's model (--out PATH): ct2, a CTranslate2 model directory")
+                 "Write the --model as another engine's model (--out PATH): ct2, a CTranslate2 model directory; "
+                 "argos, an Argos Translate package (a folder, or a .argosmodel file where PATH ends so)")
       ->check(CLI::IsMember({"ct2", "argos", "marian"}));
   app.add_option("--score-targets", a.score_targets,
                  "Instead of translating, score line i of FILE as the translation of input line i: TOTAL ||| LP1 ... "
@@ -175,9 +177,9 @@ void add_options(CLI::App& app, Args& a) {
 
 void check_args(Args& a) {
   if (!a.export_format.empty()) {
-    if (a.export_format != "ct2") {
-      throw UsageError("--export " + a.export_format + " is not written yet; --export ct2 writes a CTranslate2 model "
-                       "directory.");
+    if (a.export_format == "marian") {
+      throw UsageError("--export marian is not written yet; --export ct2 writes a CTranslate2 model directory and "
+                       "--export argos an Argos Translate package.");
     }
     if (a.out_dir.empty() || a.model_dirs.size() != 1 || a.serve.serve || !a.import_path.empty()) {
       throw UsageError("--export FORMAT writes one --model DIR to --out PATH.");
@@ -204,6 +206,12 @@ void check_args(Args& a) {
                      " times; only --serve serves several models.");
   }
   if (!a.model_dirs.empty()) a.model_dir = a.model_dirs.front();
+  if (a.serve.serve && a.model_dirs.empty() && a.serve.models_dir.empty()) {
+    // As LibreTranslate: the Argos Translate packages installed for this user.
+    a.serve.models_dir = interop::default_argos_packages_dir();
+    std::cerr << "translator: serving the Argos Translate packages in " << a.serve.models_dir
+              << " (where LibreTranslate keeps them; --model or --models-dir serve others).\n";
+  }
   if (a.serve.serve && !a.serve.models_dir.empty()) {
     if (!a.model_dirs.empty()) throw UsageError("Give --model DIR (repeated) or --models-dir DIR, not both.");
     a.model_dirs = model_dirs_under(a.serve.models_dir);

@@ -28,14 +28,14 @@ std::vector<std::string> model_dirs_under(const std::string& folder) {
   if (!fs::is_directory(folder)) throw UsageError("--models-dir " + folder + " is not a directory.");
   std::vector<std::string> dirs;
   for (const auto& entry : fs::directory_iterator(folder)) {
-    if (entry.is_directory() && !interop::model_format(entry.path().string()).empty()) {
+    if ((entry.is_directory() || entry.is_regular_file()) && !interop::model_format(entry.path().string()).empty()) {
       dirs.push_back(entry.path().string());
     }
   }
   std::sort(dirs.begin(), dirs.end());
   if (dirs.empty()) {
-    throw UsageError("--models-dir " + folder + " holds no model directory (a folder with a config.json, as the "
-                     "trainer writes, or a CTranslate2 model with its model.bin).");
+    throw UsageError("--models-dir " + folder + " holds no model (a folder with a config.json, as the trainer "
+                     "writes, a CTranslate2 model with its model.bin, or an Argos Translate package).");
   }
   return dirs;
 }

@@ -102,6 +102,18 @@ std::string ZipArchive::read(const std::string& entry) const {
 
 void ZipArchive::replace(const std::string& entry, std::string content) { replaced_[entry] = std::move(content); }
 
+void ZipArchive::put(const std::string& entry, std::string content) {
+  if (!has(entry)) added_.insert(entry);
+  replaced_[entry] = std::move(content);
+}
+
+std::string ZipArchive::empty_archive() {
+  // The end of central directory record alone: signature, then zeros.
+  std::string bytes("PK\x05\x06", 4);
+  bytes.append(18, '\0');
+  return bytes;
+}
+
 std::string ZipArchive::bytes() const {
   if (replaced_.empty()) return source_;
   std::string why;
@@ -112,7 +124,9 @@ std::string ZipArchive::bytes() const {
   for (const auto& [entry, content] : replaced_) {
     const zip_int64_t index = zip_name_locate(zip, entry.c_str(), 0);
     zip_source_t* data = zip_source_buffer(zip, content.data(), content.size(), 0);
-    if (index < 0 || !data || zip_file_replace(zip, static_cast<zip_uint64_t>(index), data, 0) != 0) {
+    const bool added = index < 0 && added_.count(entry) && data &&
+                       zip_file_add(zip, entry.c_str(), data, ZIP_FL_ENC_UTF_8) >= 0;
+    if (!added && (index < 0 || !data || zip_file_replace(zip, static_cast<zip_uint64_t>(index), data, 0) != 0)) {
       if (data) zip_source_free(data);
       zip_discard(zip);
       zip_source_free(buffer);

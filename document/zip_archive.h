@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ class ZipArchive {
   std::string read(const std::string& entry) const;
   // Replaces an entry's bytes in the archive `bytes()` writes.
   void replace(const std::string& entry, std::string content);
+  // Adds an entry (or replaces it, where the archive has one).
+  void put(const std::string& entry, std::string content);
+  // The bytes of an archive without entries, to put() entries into.
+  static std::string empty_archive();
   // The archive with the replaced entries; every other entry copied as it was.
   std::string bytes() const;
 
@@ -48,6 +53,7 @@ class ZipArchive {
   std::unique_ptr<Handle> zip_;
   std::vector<std::string> names_;
   std::map<std::string, std::string> replaced_;
+  std::set<std::string> added_;  // entries of replaced_ the source does not have
 };
 
 }  // namespace nmt::document

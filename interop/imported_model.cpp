@@ -34,6 +34,16 @@ vocab::Vocabularies imported_vocabularies(const ImportedModel& m) {
 
 namespace {
 
+// Our configuration of an imported model: its model options and, where the
+// format names one, its language pair.
+Config config_of(const ImportedModel& m) {
+  Config config;
+  config.model = m.model;
+  config.data.src_lang = m.source_lang;
+  config.data.tgt_lang = m.target_lang;
+  return config;
+}
+
 model::Transformer build_model(const ImportedModel& m) {
   model::Transformer t(m.model);
   storage::load_state_dict(*t, m.weights, m.origin);
@@ -45,13 +55,13 @@ model::Transformer build_model(const ImportedModel& m) {
 
 storage::LoadedModel load_imported(const ImportedModel& m, const torch::Device& device) {
   storage::LoadedModel out;
-  out.config.model = m.model;
+  out.config = config_of(m);
   out.vocabs = imported_vocabularies(m);
   out.model = build_model(m);
   out.model->to(device);
   out.model->eval();
   out.checkpoint_path = m.origin;
-  out.why = "a " + m.format + " model";
+  out.why = m.format + "'s format";
   out.decoding = m.decoding;
   return out;
 }
@@ -99,8 +109,7 @@ void write_native_model_dir(const ImportedModel& m, const std::string& out_dir) 
     copy_pieces(m.src_pieces, paths.vocab_dir, "src", manifest);
     copy_pieces(m.tgt_pieces, paths.vocab_dir, m.tgt_pieces == m.src_pieces ? "src" : "tgt", manifest, "tgt");
     write_file_atomically(paths.vocab_dir + "/vocab.json", manifest.dump(2) + "\n");
-    Config config;
-    config.model = m.model;
+    const Config config = config_of(m);
     write_file_atomically(paths.config, config_to_json(config).dump(2) + "\n");
     storage::Checkpoint checkpoint;
     checkpoint.config = config_to_json(config);

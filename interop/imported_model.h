@@ -5,6 +5,7 @@
 // (translator --import, then trainer --init-from).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct ImportedModel {
   // The source engine's default search and its conventions (decoding.json
   // of the directory it becomes).
   storage::DecodingChoice decoding;
+  // The language pair, where the format records one (data.src_lang,
+  // data.tgt_lang of our config: the pair the server lists it under).
+  std::string source_lang, target_lang;
+  // Files the model was unpacked into (a .argosmodel), kept while this is.
+  std::shared_ptr<void> scratch;
 };
 
 // The vocabularies of `m` (the same object when joint).

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "interop/argos_package.h"
 #include "interop/ct2_transformer.h"
 #include "util/error.h"
 
@@ -11,6 +12,7 @@ namespace fs = std::filesystem;
 std::string model_format(const std::string& path) {
   std::error_code ec;
   if (is_ct2_model_dir(path)) return "ctranslate2";
+  if (is_argos_package(path)) return "argos";
   if (fs::is_regular_file(fs::path(path) / "config.json", ec) && fs::is_directory(fs::path(path) / "vocab", ec)) {
     return "native";
   }
@@ -25,15 +27,24 @@ storage::LoadedModel load_model(const std::string& path, const std::string& chec
     }
     return load_imported(import_ct2_model(path), device);
   }
+  if (model_format(path) == "argos") {
+    if (!checkpoint.empty()) {
+      throw UsageError("--checkpoint " + checkpoint + " names a checkpoint, but " + path +
+                       " is an Argos Translate package, which has none.");
+    }
+    return load_imported(import_argos_package(path), device);
+  }
   return storage::load_model_dir(path, checkpoint, device);
 }
 
 ImportedModel import_model(const std::string& path) {
   const std::string format = model_format(path);
   if (format == "ctranslate2") return import_ct2_model(path);
+  if (format == "argos") return import_argos_package(path);
   if (format == "native") throw DataError(path + " is already a model directory of this program; nothing to import.");
   throw DataError(path + " is not a model this program can import: a CTranslate2 model directory (model.bin, "
-                  "its vocabularies, config.json) is what --import takes.");
+                  "its vocabularies, config.json) or an Argos Translate package (a folder with metadata.json and "
+                  "model/, or a .argosmodel file) is what --import takes.");
 }
 
 }  // namespace nmt::interop

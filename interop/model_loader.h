@@ -1,6 +1,7 @@
 // One entry for every model the translator and the server take, recognized
 // by its contents: a model directory of ours (config.json, vocab/,
-// checkpoints/), or a CTranslate2 model directory (model.bin).
+// checkpoints/), a CTranslate2 model directory (model.bin), or an Argos
+// Translate package (metadata.json and model/, or a .argosmodel file).
 #pragma once
 
 #include <string>
@@ -12,8 +13,8 @@
 
 namespace nmt::interop {
 
-// The kind of model at path: "native", "ctranslate2", or empty when it is
-// none this program reads.
+// The kind of model at path: "native", "ctranslate2", "argos", or empty when
+// it is none this program reads.
 std::string model_format(const std::string& path);
 
 // Loads the model at path in eval mode on device. `checkpoint` names one of
