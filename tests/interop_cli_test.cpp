@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "data_test_util.h"
 #include "tests/test_support.h"
@@ -91,6 +92,36 @@ TEST_F(InteropCli, ScoresGivenTranslationsTokenByToken) {
                 .code,
             3);
   EXPECT_NE(err.find("1 lines for 2 input lines"), std::string::npos) << err;
+}
+
+TEST_F(InteropCli, AnImportedModelFineTunesKeepingItsConventions) {
+  const std::string trainer = test::binary_dir() + "/trainer";
+  if (!fs::exists(trainer)) GTEST_SKIP() << "build the trainer target first";
+  std::string err;
+  const std::string imported = dir_.path("aren");
+  ASSERT_EQ(run("--import " + test::shell_quote(aren()) + " --out " + test::shell_quote(imported), &err).code, 0) << err;
+  // Its sources go in bare (CTranslate2's convention): so must the trainer's batches.
+  const auto config = nlohmann::json::parse(test::read_text(imported + "/config.json"));
+  EXPECT_EQ(config.at("model").at("source_bos"), false);
+  EXPECT_EQ(config.at("model").at("source_eos"), false);
+  std::string src, tgt;
+  for (int i = 0; i < 8; ++i) {
+    src += "آ ت ز م و ن\nآ ت ش ي س و ن\nآ ر ث ر\n";
+    tgt += "a t z m o n\na c h i s o n\na r t h e r\n";
+  }
+  test::write_file(dir_.path("train.ar"), src);
+  test::write_file(dir_.path("train.en"), tgt);
+  test::write_file(dir_.path("tune.json"), nlohmann::json{
+      {"data", {{"train_src", dir_.path("train.ar")}, {"train_tgt", dir_.path("train.en")}}},
+      {"train", {{"batch_tokens", 200}, {"max_steps", 6}, {"lr", 1e-4}, {"schedule", "constant"}, {"threads", 1}}},
+      {"checkpoint", {{"every_steps", 6}}}}.dump());
+  const std::string tuned = dir_.path("tuned");
+  const auto r = test::run_command(test::shell_quote(trainer) + " --config " + test::shell_quote(dir_.path("tune.json")) +
+                                   " --init-from " + test::shell_quote(imported) + " --out " + test::shell_quote(tuned));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto out = run("--model " + test::shell_quote(tuned) + " --precision fp32 'آ ت ش ي س و ن'", &err);
+  EXPECT_EQ(out.code, 0) << err;
+  EXPECT_EQ(out.output, "a c h i s o n\n");
 }
 
 TEST_F(InteropCli, BadUseExitsTwoAndBadFilesThreeLeavingNothing) {
