@@ -2,6 +2,7 @@
 """Does CTranslate2's own Translator run what `translator --export ct2` writes as we do?
 
     PYTHONPATH=$CT2_ROOT/python bench/ct2_export_check.py MODEL_DIR SRC_FILE [LINES]
+    PYTHONPATH=$CT2_ROOT/python bench/ct2_export_check.py --argos PACKAGE_DIR SRC_FILE [LINES]
 
 Exports MODEL_DIR (a model directory of ours) with `build/translator --export ct2`, translates the
 first LINES (default 500) lines of SRC_FILE with CTranslate2 (its text cut by the exported
@@ -9,6 +10,11 @@ source.spm, its output joined by target.spm) and with our translator, both in fl
 length penalty, beam 4 and greedy, each line with the same output limit, and prints how many
 lines and scores agree. Needs CTranslate2's Python package (../shared/bench/ctranslate2/build.sh)
 and python3-sentencepiece; prints figures, asserts nothing.
+
+--argos: an Argos Translate package folder (one `translator --export argos` wrote, or any), its
+lines translated by CTranslate2 called as argos-translate calls it (SentencePiece pieces,
+beam 4, length penalty 0.2, unknowns replaced, the pieces joined back by SentencePiece) and
+by our translator with the package's own defaults; prints how many lines agree.
 """
 import os
 import subprocess
@@ -49,7 +55,34 @@ def theirs(ct2_dir, lines, beam, max_len):
     return texts, scores
 
 
+def argos(package, src_file, n):
+    import ctranslate2
+    import sentencepiece as spm
+    lines = [l.rstrip("\n") for l in open(src_file, encoding="utf-8")][:n]
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(package, "sentencepiece.model"))
+    translator = ctranslate2.Translator(os.path.join(package, "model"), device="cpu", compute_type="float32",
+                                        intra_threads=2)
+    theirs = []
+    for tokens in sp.encode(lines, out_type=str):
+        r = translator.translate_batch([tokens], replace_unknowns=True, max_batch_size=32, batch_type="tokens",
+                                       beam_size=4, num_hypotheses=1, length_penalty=0.2, return_scores=True)[0]
+        text = sp.decode_pieces(r.hypotheses[0]).replace("\u2581", " ")
+        theirs.append(text[1:] if text.startswith(" ") else text)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "src.txt")
+        open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+        ours = subprocess.run([TRANSLATOR, "--model", package, "--input", path, "--precision", "fp32", "--threads", "2"],
+                              check=True, capture_output=True, text=True).stdout.splitlines()
+    same = sum(a == b for a, b in zip(ours, theirs))
+    print(f"argos-translate's call: {same}/{len(lines)} lines identical")
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if a != b and i < 50:
+            print(f"  line {i + 1}: ours {a!r}\n           argos {b!r}")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--argos":
+        return argos(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 500)
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     model_dir, src_file = sys.argv[1], sys.argv[2]

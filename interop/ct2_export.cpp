@@ -164,6 +164,10 @@ void export_ct2(const storage::LoadedModel& loaded, const std::string& out_dir) 
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(tmp, ec);
     throw Error("Cannot write the CTranslate2 model to " + out_dir + ": " + e.what(), kExitOther);
+  } catch (const nlohmann::json::exception& e) {
+    fs::remove_all(tmp, ec);
+    throw DataError("The vocabulary of the model cannot be written as JSON (a token that is not UTF-8?): " +
+                    std::string(e.what()));
   } catch (...) {
     fs::remove_all(tmp, ec);
     throw;

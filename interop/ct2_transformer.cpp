@@ -21,6 +21,11 @@ constexpr double kCt2NormEps = 1e-5;           // CTranslate2's LayerNorm (with 
   throw DataError("The CTranslate2 model " + path + " uses " + what + ", which this program cannot run yet.");
 }
 
+// An attribute's value as written: "2", or "0.5" (a hostile file may hold any float).
+std::string number(double v) {
+  return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(static_cast<int64_t>(v)) : std::to_string(v);
+}
+
 // The first of `names` the file holds; empty when none.
 std::string first_of(const Ct2ModelFile& f, std::initializer_list<const char*> names) {
   for (const char* n : names) {
@@ -62,7 +67,7 @@ bool scales_embeddings(const Ct2ModelFile& f, const std::string& side, int64_t d
   if (v.scalar_type() == torch::kChar) return value != 0;
   if (value == 1.0) return false;
   if (static_cast<float>(value) == std::sqrt(static_cast<float>(d_model))) return true;
-  unsupported(f.path, name + " " + std::to_string(value) + " (an embedding scale other than sqrt(d_model))");
+  unsupported(f.path, name + " " + number(value) + " (an embedding scale other than sqrt(d_model))");
 }
 
 // rows of `t` extended to `rows` with `fill` (tokens the vocabulary appends,
@@ -152,10 +157,11 @@ T config_value(const nlohmann::json& c, const char* key, T fallback, const fs::p
   }
 }
 
-// The vocabulary file of one side: NAME.txt, else NAME.json; empty when neither.
+// The vocabulary file of one side: NAME.json, else NAME.txt (CTranslate2's
+// order); empty when neither.
 std::string vocabulary_file(const fs::path& dir, const std::string& name) {
   std::error_code ec;
-  for (const char* ext : {".txt", ".json"}) {
+  for (const char* ext : {".json", ".txt"}) {
     const fs::path p = dir / (name + ext);
     if (fs::is_regular_file(p, ec)) return p.string();
   }
@@ -194,7 +200,7 @@ void check_supported(const Ct2ModelFile& f, const nlohmann::json& config) {
   for (const char* side : {"encoder", "decoder"}) {
     const std::string s = side;
     if (attribute(f, s, "activation", 0) != 0) {
-      unsupported(f.path, s + "/activation " + std::to_string(int(attribute(f, s, "activation", 0))) +
+      unsupported(f.path, s + "/activation " + number(attribute(f, s, "activation", 0)) +
                               " (only ReLU, 0, for now)");
     }
     if (f.has(s + "/embeddings_1/weight")) unsupported(f.path, "several source embeddings (source features)");
@@ -361,7 +367,11 @@ void import_ct2_transformer(const Ct2ModelFile& file, const nlohmann::json& conf
   read_special_tokens(file, config, dir, out);
   const auto vocabs = imported_vocabularies(out);
   ModelConfig& m = out.model;
-  m.n_head = static_cast<int64_t>(attribute(file, "encoder", "num_heads", default_heads(file)));
+  const double heads = attribute(file, "encoder", "num_heads", default_heads(file));
+  if (!(heads >= 1 && heads <= 4096)) {
+    throw DataError("The CTranslate2 model " + file.path + " has " + number(heads) + " attention heads.");
+  }
+  m.n_head = static_cast<int64_t>(heads);
   m.pre_norm = attribute(file, "encoder", "pre_norm", 1) != 0;
   m.learned_positions = true;  // the table as stored or generated, held as weights
   m.norm_eps = config_value<double>(config, "layer_norm_epsilon", kCt2NormEps, dir);
