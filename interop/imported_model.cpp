@@ -19,21 +19,6 @@ std::shared_ptr<const vocab::SentencePieceVocab> segmenter(const std::string& pa
   return path.empty() ? nullptr : vocab::SentencePieceVocab::load_segmenter(path);
 }
 
-}  // namespace
-
-vocab::Vocabularies imported_vocabularies(const ImportedModel& m) {
-  vocab::Vocabularies v;
-  v.joint = m.joint && m.src_pieces == m.tgt_pieces;
-  v.src = std::make_shared<const vocab::TokenListVocab>(m.src_tokens, m.origin + " (source vocabulary)", m.roles,
-                                                         segmenter(m.src_pieces));
-  v.tgt = v.joint ? v.src
-                  : std::make_shared<const vocab::TokenListVocab>(m.tgt_tokens, m.origin + " (target vocabulary)",
-                                                                   m.roles, segmenter(m.tgt_pieces));
-  return v;
-}
-
-namespace {
-
 // Our configuration of an imported model: its model options and, where the
 // format names one, its language pair.
 Config config_of(const ImportedModel& m) {
@@ -50,8 +35,28 @@ model::Transformer build_model(const ImportedModel& m) {
   return t;
 }
 
+// A side's SentencePiece model copied into vocab/ as NAME.spm and named in
+// the manifest under KEY_pieces (key: the side, "src" or "tgt").
+void copy_pieces(const std::string& from, const std::string& vocab_dir, const std::string& name,
+                 nlohmann::json& manifest, const std::string& key = "src") {
+  if (from.empty()) return;
+  const std::string file = name + ".spm";
+  if (!fs::exists(vocab_dir + "/" + file)) fs::copy_file(from, vocab_dir + "/" + file);
+  manifest[key + "_pieces"] = file;
+}
 
 }  // namespace
+
+vocab::Vocabularies imported_vocabularies(const ImportedModel& m) {
+  vocab::Vocabularies v;
+  v.joint = m.joint && m.src_pieces == m.tgt_pieces;
+  v.src = std::make_shared<const vocab::TokenListVocab>(m.src_tokens, m.origin + " (source vocabulary)", m.roles,
+                                                         segmenter(m.src_pieces));
+  v.tgt = v.joint ? v.src
+                  : std::make_shared<const vocab::TokenListVocab>(m.tgt_tokens, m.origin + " (target vocabulary)",
+                                                                   m.roles, segmenter(m.tgt_pieces));
+  return v;
+}
 
 storage::LoadedModel load_imported(const ImportedModel& m, const torch::Device& device) {
   storage::LoadedModel out;
@@ -65,20 +70,6 @@ storage::LoadedModel load_imported(const ImportedModel& m, const torch::Device& 
   out.decoding = m.decoding;
   return out;
 }
-
-namespace {
-
-// A side's SentencePiece model copied into vocab/ as NAME.spm and named in
-// the manifest under KEY_pieces (key: the side, "src" or "tgt").
-void copy_pieces(const std::string& from, const std::string& vocab_dir, const std::string& name,
-                 nlohmann::json& manifest, const std::string& key = "src") {
-  if (from.empty()) return;
-  const std::string file = name + ".spm";
-  if (!fs::exists(vocab_dir + "/" + file)) fs::copy_file(from, vocab_dir + "/" + file);
-  manifest[key + "_pieces"] = file;
-}
-
-}  // namespace
 
 void write_native_model_dir(const ImportedModel& m, const std::string& out_dir) {
   std::error_code ec;
