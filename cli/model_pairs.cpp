@@ -9,6 +9,13 @@ std::vector<data::TaggedPair> model_pairs(const storage::LoadedModel& loaded, co
   auto pairs = data::tagged_pairs(loaded.config.data);
   if (!pairs.empty()) return pairs;
   const auto pair = data::language_pair(loaded.config.data);
+  if (!pair.known() && loaded.decoding && !loaded.decoding->engine.empty()) {
+    // A model from elsewhere that records no pair (a CTranslate2 directory).
+    throw DataError("The " + loaded.decoding->engine + " model " + model_dir +
+                    " does not say which languages it translates, which the server needs: import it "
+                    "(translator --import " + model_dir + " --out DIR), set data.src_lang and data.tgt_lang in "
+                    "DIR/config.json, and serve DIR.");
+  }
   if (!pair.known()) {
     const CorpusConfig first = loaded.config.data.training_corpora().front();
     throw DataError("The model directory " + model_dir + " does not say which languages it translates: set " +

@@ -141,6 +141,9 @@ TEST_F(InteropCli, BadUseExitsTwoAndBadFilesThreeLeavingNothing) {
   EXPECT_NE(err.find(bad + "/model.bin"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(run("--model " + test::shell_quote(bad) + " 'آ'", &err).code, 3) << err;
+  // The server needs a pair, which a CTranslate2 directory does not record.
+  EXPECT_EQ(run("--serve --port 0 --model " + test::shell_quote(aren()), &err).code, 3);
+  EXPECT_NE(err.find("does not say which languages"), std::string::npos) << err;
   // Neither ours nor another engine's.
   EXPECT_EQ(run("--import " + test::shell_quote(dir_.root()) + " --out " + test::shell_quote(out), &err).code, 3);
   EXPECT_NE(err.find("not a model this program can import"), std::string::npos) << err;
