@@ -209,6 +209,11 @@ void check_args(Args& a) {
   if (a.serve.serve && a.model_dirs.empty() && a.serve.models_dir.empty()) {
     // As LibreTranslate: the Argos Translate packages installed for this user.
     a.serve.models_dir = interop::default_argos_packages_dir();
+    if (!std::filesystem::is_directory(a.serve.models_dir)) {
+      throw UsageError("--serve needs a model: --model DIR or --models-dir DIR (without them it serves the Argos "
+                       "Translate packages in " + a.serve.models_dir + ", LibreTranslate's folder, which does not "
+                       "exist here).");
+    }
     std::cerr << "translator: serving the Argos Translate packages in " << a.serve.models_dir
               << " (where LibreTranslate keeps them; --model or --models-dir serve others).\n";
   }
