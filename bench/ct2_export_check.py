@@ -8,8 +8,8 @@ Exports MODEL_DIR (a model directory of ours) with `build/translator --export ct
 first LINES (default 500) lines of SRC_FILE with CTranslate2 (its text cut by the exported
 source.spm, its output joined by target.spm) and with our translator, both in float32 without
 length penalty, beam 4 and greedy, each line with the same output limit, and prints how many
-lines and scores agree. Needs CTranslate2's Python package (../shared/bench/ctranslate2/build.sh)
-and python3-sentencepiece; prints figures, asserts nothing.
+lines and scores agree. Needs CTranslate2's Python package (built from its sources as
+bench/ct2_compare.py's docstring says) and python3-sentencepiece; prints figures, asserts nothing.
 
 --argos: an Argos Translate package folder (one `translator --export argos` wrote, or any), its
 lines translated by CTranslate2 called as argos-translate calls it (SentencePiece pieces,
