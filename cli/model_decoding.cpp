@@ -38,7 +38,7 @@ std::string apply_engine_conventions(decode::SearchOptions& search, const storag
 }  // namespace
 
 int64_t max_source_tokens(const ModelConfig& model) {
-  return model.max_len - (model.source_bos ? 1 : 0) - (model.source_eos ? 1 : 0);
+  return model.max_len - model.source_ends();
 }
 
 std::string apply_model_decoding(decode::SearchOptions& search, const std::optional<storage::DecodingChoice>& choice,

@@ -81,7 +81,10 @@ void fold_tag(std::vector<float>& coverage) {
 void add_missing_ends(std::vector<float>& per_position, const ModelConfig& c, size_t length) {
   if (per_position.empty()) return;
   if (!c.source_bos) per_position.insert(per_position.begin(), 0.0f);
-  if (!c.source_eos) per_position.insert(per_position.begin() + static_cast<std::ptrdiff_t>(std::min(length + 1, per_position.size())), 0.0f);
+  if (!c.source_eos) {
+    const auto at = static_cast<std::ptrdiff_t>(std::min(length + 1, per_position.size()));
+    per_position.insert(per_position.begin() + at, 0.0f);
+  }
 }
 
 torch::Tensor add_missing_ends(const torch::Tensor& per_position, const ModelConfig& c) {
@@ -143,7 +146,7 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
 
 int64_t Translator::max_source_tokens() const {
   const auto& c = model_->config();
-  return c.max_len - (c.source_bos ? 1 : 0) - (c.source_eos ? 1 : 0) - (source_tag_ >= 0 ? 1 : 0);
+  return c.max_len - c.source_ends() - (source_tag_ >= 0 ? 1 : 0);
 }
 
 int64_t Translator::max_piece_tokens() const { return planner_ ? planner_->max_piece_tokens() : max_source_tokens(); }
@@ -343,7 +346,8 @@ std::vector<std::vector<float>> Translator::score_targets(const std::vector<std:
     throw std::invalid_argument(std::to_string(sources.size()) + " sources were given " +
                                 std::to_string(targets.size()) + " targets.");
   }
-  check_lengths(sources, targets);
+  check_lengths(sources, {});
+  for (size_t i = 0; i < targets.size(); ++i) check_prefix_length(targets[i], "The target of pair " + std::to_string(i));
   c10::InferenceMode inference;
   EvalMode eval(*model_);
   PrecisionScope precision_scope(options_.precision, device_);
@@ -357,7 +361,8 @@ std::vector<std::vector<float>> Translator::score_targets(const std::vector<std:
       rows.push_back({&sources[i], &targets[i]});
       longest = std::max(longest, targets[i].size());
     }
-    // [rows, longest + 1]: bos, the target, padding; scored against the target, then eos.
+    // [rows, longest + 1]: bos, the target, padding; scored against the
+    // target, then eos (BatchSource's target_prefix holds the target here).
     auto tgt_in = torch::full({static_cast<int64_t>(rows.size()), static_cast<int64_t>(longest + 1)}, ids_.pad,
                               torch::kLong);
     auto a = tgt_in.accessor<int64_t, 2>();

@@ -14,16 +14,10 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/language_code.h"
-#include "vocab/sentencepiece_vocab.h"
-#include "vocab/token_list_vocab.h"
 
 namespace nmt::interop {
 namespace fs = std::filesystem;
 namespace {
-
-bool has_suffix(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // A folder under the temporary directory, removed with its contents when the
 // last holder lets go.
@@ -151,7 +145,6 @@ ImportedModel import_folder(const fs::path& dir, const std::string& origin) {
   m.source_lang = metadata["from_code"].get<std::string>();
   m.target_lang = metadata["to_code"].get<std::string>();
   m.decoding = argos_decoding(m.decoding);
-  imported_vocabularies(m);  // the SentencePiece model loads, or a DataError names it
   return m;
 }
 
@@ -159,7 +152,7 @@ ImportedModel import_folder(const fs::path& dir, const std::string& origin) {
 
 bool is_argos_package(const std::string& path) {
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return has_suffix(path, ".argosmodel");
+  if (fs::is_regular_file(path, ec)) return fs::path(path).extension() == ".argosmodel";
   return fs::is_regular_file(fs::path(path) / "metadata.json", ec) && fs::is_directory(fs::path(path) / "model", ec);
 }
 
@@ -188,13 +181,7 @@ namespace {
 // The one SentencePiece model that cuts both sides, as a package needs.
 std::string joint_pieces(const storage::LoadedModel& loaded) {
   const auto& v = loaded.vocabs;
-  std::string path;
-  if (v.src == v.tgt) {
-    if (const auto* spm = dynamic_cast<const vocab::SentencePieceVocab*>(v.src.get())) path = spm->path();
-    if (const auto* list = dynamic_cast<const vocab::TokenListVocab*>(v.src.get())) {
-      if (list->pieces()) path = list->pieces()->path();
-    }
-  }
+  const std::string path = v.src == v.tgt ? v.src->segmenter_path() : std::string();
   if (path.empty()) {
     throw UsageError("--export argos needs a model with one SentencePiece vocabulary for both sides (vocab.joint); "
                      "an Argos package has one sentencepiece.model.");
@@ -242,7 +229,7 @@ void export_argos(const storage::LoadedModel& loaded, const std::string& out) {
   ScratchDir scratch;
   const std::string top = "translate-" + pair.source + "_" + pair.target + "-1_0";
   write_package_folder(loaded, scratch.path() / top, pair.source, pair.target);
-  if (has_suffix(out, ".argosmodel")) {
+  if (fs::path(out).extension() == ".argosmodel") {
     if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path(), ec);
     write_file_atomically(out, zip_folder(scratch.path() / top, top));
     return;

@@ -7,8 +7,6 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
-#include "vocab/sentencepiece_vocab.h"
-#include "vocab/token_list_vocab.h"
 
 namespace nmt::interop {
 namespace fs = std::filesystem;
@@ -82,15 +80,6 @@ std::vector<std::string> tokens_of(const vocab::Vocab& v) {
   return tokens;
 }
 
-// The SentencePiece model that cuts a side's text, or empty.
-std::string pieces_file(const vocab::Vocab& v) {
-  if (const auto* spm = dynamic_cast<const vocab::SentencePieceVocab*>(&v)) return spm->path();
-  if (const auto* list = dynamic_cast<const vocab::TokenListVocab*>(&v)) {
-    if (list->pieces()) return list->pieces()->path();
-  }
-  return {};
-}
-
 nlohmann::json config_of(const storage::LoadedModel& loaded) {
   const ModelConfig& m = loaded.config.model;
   const auto& tgt = *loaded.vocabs.tgt;
@@ -155,7 +144,7 @@ void export_ct2(const storage::LoadedModel& loaded, const std::string& out_dir) 
     const nlohmann::json src = tokens_of(*v.src), tgt = tokens_of(*v.tgt);
     write_file_atomically((tmp / (shared ? "shared_vocabulary.json" : "source_vocabulary.json")).string(), src.dump());
     if (!shared) write_file_atomically((tmp / "target_vocabulary.json").string(), tgt.dump());
-    const std::string src_pieces = pieces_file(*v.src), tgt_pieces = pieces_file(*v.tgt);
+    const std::string src_pieces = v.src->segmenter_path(), tgt_pieces = v.tgt->segmenter_path();
     if (!src_pieces.empty() && !tgt_pieces.empty()) {
       fs::copy_file(src_pieces, tmp / "source.spm");
       fs::copy_file(tgt_pieces, tmp / "target.spm");

@@ -20,21 +20,13 @@ std::string model_format(const std::string& path) {
 }
 
 storage::LoadedModel load_model(const std::string& path, const std::string& checkpoint, const torch::Device& device) {
-  if (model_format(path) == "ctranslate2") {
-    if (!checkpoint.empty()) {
-      throw UsageError("--checkpoint " + checkpoint + " names a checkpoint, but " + path +
-                       " is a CTranslate2 model, which has none.");
-    }
-    return load_imported(import_ct2_model(path), device);
+  const std::string format = model_format(path);
+  if (format != "ctranslate2" && format != "argos") return storage::load_model_dir(path, checkpoint, device);
+  if (!checkpoint.empty()) {
+    throw UsageError("--checkpoint " + checkpoint + " names a checkpoint, but " + path + " is " +
+                     (format == "argos" ? "an Argos Translate package" : "a CTranslate2 model") + ", which has none.");
   }
-  if (model_format(path) == "argos") {
-    if (!checkpoint.empty()) {
-      throw UsageError("--checkpoint " + checkpoint + " names a checkpoint, but " + path +
-                       " is an Argos Translate package, which has none.");
-    }
-    return load_imported(import_argos_package(path), device);
-  }
-  return storage::load_model_dir(path, checkpoint, device);
+  return load_imported(import_model(path), device);
 }
 
 ImportedModel import_model(const std::string& path) {

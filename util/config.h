@@ -86,6 +86,7 @@ struct ModelConfig {
   // fairseq's and Marian's end them with eos.
   bool source_bos = true;
   bool source_eos = true;
+  int64_t source_ends() const { return (source_bos ? 1 : 0) + (source_eos ? 1 : 0); }  // sos and eos put around a source
   // Dropout on the attention weights (after softmax); the reference has none.
   double attention_dropout = 0.0;
   // Dropout after the feed-forward ReLU. Unset: drop_prob, which is what the

@@ -38,6 +38,7 @@ class SentencePieceVocab final : public Vocab {
   std::string decode(const std::vector<int64_t>& ids) const override;
   std::string id_to_piece(int32_t id) const override;
   int32_t piece_id(std::string_view piece) const override;
+  std::string segmenter_path() const override { return path_; }
 
  private:
   std::string decode_filtered(std::vector<int32_t> kept) const;

@@ -1,5 +1,7 @@
 #include "vocab/token_list_vocab.h"
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "util/atomic_file.h"
@@ -8,10 +10,6 @@
 
 namespace nmt::vocab {
 namespace {
-
-bool has_suffix(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::vector<std::string> lines_of(const std::string& bytes) {
   std::vector<std::string> lines;
@@ -47,7 +45,7 @@ void for_each_token(std::string_view text, F&& f) {
 }  // namespace
 
 std::vector<std::string> read_token_list(const std::string& path) {
-  return parse_token_list(read_file_bytes(path), has_suffix(path, ".json"), path);
+  return parse_token_list(read_file_bytes(path), std::filesystem::path(path).extension() == ".json", path);
 }
 
 std::vector<std::string> parse_token_list(const std::string& bytes, bool json, const std::string& origin) {
@@ -211,7 +209,8 @@ int32_t TokenListVocab::piece_id(std::string_view piece) const {
 }
 
 std::shared_ptr<const Vocab> load_vocab(const std::string& path) {
-  if (has_suffix(path, ".txt") || has_suffix(path, ".json")) return std::make_shared<const TokenListVocab>(path);
+  const auto extension = std::filesystem::path(path).extension();
+  if (extension == ".txt" || extension == ".json") return std::make_shared<const TokenListVocab>(path);
   return SentencePieceVocab::load(path);
 }
 

@@ -43,6 +43,7 @@ class TokenListVocab final : public Vocab {
   std::string decode(const std::vector<int64_t>& ids) const override;
   std::string id_to_piece(int32_t id) const override;
   int32_t piece_id(std::string_view piece) const override;
+  std::string segmenter_path() const override { return pieces_ ? pieces_->path() : std::string(); }
 
   // Every token, in id order (the appended unk/pad included).
   const std::vector<std::string>& tokens() const { return tokens_; }

@@ -48,6 +48,9 @@ class Vocab {
   virtual int32_t piece_id(std::string_view piece) const = 0;
   // The file it was read from.
   const std::string& path() const { return path_; }
+  // The SentencePiece model that cuts its text into pieces (for a
+  // SentencePiece vocabulary, its own file); empty where spaces do.
+  virtual std::string segmenter_path() const = 0;
 
  protected:
   std::string path_;
