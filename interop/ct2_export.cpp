@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "interop/ct2_transformer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 
@@ -112,13 +113,13 @@ Ct2ModelFile ct2_transformer_file(model::TransformerImpl& model) {
     const std::string s = side;
     w.scalar(s + "/num_heads", m.n_head, torch::kShort);
     w.scalar(s + "/pre_norm", m.pre_norm ? 1 : 0, torch::kChar);
-    w.scalar(s + "/activation", 0, torch::kChar);  // ReLU
+    w.scalar(s + "/activation", ct2_activation_id(m.activation), torch::kChar);
     w.scalar(s + "/scale_embeddings", m.scale_embedding ? 1 : 0, torch::kChar);
   }
   w.scalar("encoder/embeddings_merge", 0, torch::kChar);
   w.scalar("decoder/alignment_layer", -1, torch::kShort);
   w.scalar("decoder/alignment_heads", 1, torch::kShort);
-  w.scalar("decoder/start_from_zero_embedding", 0, torch::kChar);
+  w.scalar("decoder/start_from_zero_embedding", m.start_from_zero_embedding ? 1 : 0, torch::kChar);
   if (m.pre_norm) {
     w.norm("encoder.norm", "encoder/layer_norm");
     w.norm("decoder.norm", "decoder/layer_norm");

@@ -209,7 +209,7 @@ const torch::Tensor& Ct2ModelFile::raw(const std::string& name) const {
     const auto a = aliases.find(name);
     if (a != aliases.end()) it = variables.find(a->second);
   }
-  if (it == variables.end()) throw DataError("The CTranslate2 model " + path + " has no variable " + name + ".");
+  if (it == variables.end()) throw DataError("The " + engine + " model " + path + " has no variable " + name + ".");
   return it->second;
 }
 
@@ -226,17 +226,17 @@ torch::Tensor Ct2ModelFile::float32(const std::string& name) const {
   } else if (type == torch::kShort) {
     scale = torch::tensor(kVersion1Int16Scale);
   } else {
-    throw DataError("The CTranslate2 model " + path + " holds " + name + " in int8 without its scale " + scale_name +
+    throw DataError("The " + engine + " model " + path + " holds " + name + " in int8 without its scale " + scale_name +
                     ".");
   }
   if (scale.dim() == 1 && v.dim() == 2) {
     if (scale.size(0) != v.size(0)) {
-      throw DataError("The CTranslate2 model " + path + " has " + std::to_string(scale.size(0)) + " scales for the " +
+      throw DataError("The " + engine + " model " + path + " has " + std::to_string(scale.size(0)) + " scales for the " +
                       std::to_string(v.size(0)) + " rows of " + name + ".");
     }
     scale = scale.unsqueeze(1);
   } else if (scale.numel() != 1) {
-    throw DataError("The CTranslate2 model " + path + " has a scale of shape " + std::to_string(scale.numel()) +
+    throw DataError("The " + engine + " model " + path + " has a scale of shape " + std::to_string(scale.numel()) +
                     " values for " + name + ", which it cannot apply.");
   }
   // As CTranslate2 dequantizes: times the scale's reciprocal, in float32.
@@ -247,7 +247,7 @@ std::string Ct2ModelFile::text(const std::string& name, const std::string& fallb
   if (!has(name)) return fallback;
   const torch::Tensor& v = raw(name);
   if (v.scalar_type() != torch::kChar || v.dim() != 1) {
-    throw DataError("The CTranslate2 model " + path + " holds " + name + " in a form other than text.");
+    throw DataError("The " + engine + " model " + path + " holds " + name + " in a form other than text.");
   }
   return std::string(static_cast<const char*>(v.data_ptr()), static_cast<size_t>(v.numel()));
 }
@@ -255,7 +255,7 @@ std::string Ct2ModelFile::text(const std::string& name, const std::string& fallb
 double Ct2ModelFile::scalar(const std::string& name, double fallback) const {
   if (!has(name)) return fallback;
   const torch::Tensor& v = raw(name);
-  if (v.numel() != 1) throw DataError("The CTranslate2 model " + path + " has a non-scalar " + name + ".");
+  if (v.numel() != 1) throw DataError("The " + engine + " model " + path + " has a non-scalar " + name + ".");
   return v.to(torch::kDouble).item<double>();
 }
 

@@ -24,6 +24,7 @@ namespace nmt::interop {
 
 struct Ct2ModelFile {
   std::string path;
+  std::string engine = "CTranslate2";  // whose model it is, for messages (a Marian model renamed into one)
   uint32_t version = 0;
   std::string spec;       // empty before version 2
   uint32_t revision = 1;  // 1 before version 2

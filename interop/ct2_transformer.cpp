@@ -17,8 +17,11 @@ namespace {
 constexpr int64_t kGeneratedPositions = 1024;  // rows of a generated table: longest sentence, in tokens
 constexpr double kCt2NormEps = 1e-5;           // CTranslate2's LayerNorm (with a beta) unless config.json says
 
-[[noreturn]] void unsupported(const std::string& path, const std::string& what) {
-  throw DataError("The CTranslate2 model " + path + " uses " + what + ", which this program cannot run yet.");
+// "The CTranslate2 model PATH" (or the engine whose model was renamed into one).
+std::string named(const Ct2ModelFile& f) { return "The " + f.engine + " model " + f.path; }
+
+[[noreturn]] void unsupported(const Ct2ModelFile& f, const std::string& what) {
+  throw DataError(named(f) + " uses " + what + ", which this program cannot run yet.");
 }
 
 // An attribute's value as written: "2", or "0.5" (a hostile file may hold any float).
@@ -67,7 +70,7 @@ bool scales_embeddings(const Ct2ModelFile& f, const std::string& side, int64_t d
   if (v.scalar_type() == torch::kChar) return value != 0;
   if (value == 1.0) return false;
   if (static_cast<float>(value) == std::sqrt(static_cast<float>(d_model))) return true;
-  unsupported(f.path, name + " " + number(value) + " (an embedding scale other than sqrt(d_model))");
+  unsupported(f, name + " " + number(value) + " (an embedding scale other than sqrt(d_model))");
 }
 
 // rows of `t` extended to `rows` with `fill` (tokens the vocabulary appends,
@@ -98,7 +101,7 @@ class SpecReader {
     const auto weight = w(from + "/weight");
     const auto b = bias(from, weight.size(0));
     if (weight.size(0) != d * static_cast<int64_t>(to.size())) {
-      throw DataError("The CTranslate2 model " + f_.path + " has " + from + " of " + std::to_string(weight.size(0)) +
+      throw DataError(named(f_) + " has " + from + " of " + std::to_string(weight.size(0)) +
                       " rows; " + std::to_string(d * static_cast<int64_t>(to.size())) + " expected.");
     }
     for (size_t k = 0; k < to.size(); ++k) {
@@ -194,48 +197,51 @@ void read_vocabularies(const fs::path& dir, ImportedModel& out) {
 
 void check_supported(const Ct2ModelFile& f, const nlohmann::json& config) {
   if (f.version >= 2 && f.spec != "TransformerSpec" && f.spec != "TransformerBase" && f.spec != "TransformerBig") {
-    unsupported(f.path, "the spec " + f.spec + " (TransformerSpec, TransformerBase and TransformerBig, encoder-decoder "
+    unsupported(f, "the spec " + f.spec + " (TransformerSpec, TransformerBase and TransformerBig, encoder-decoder "
                         "translation models, run here)");
   }
   for (const char* side : {"encoder", "decoder"}) {
     const std::string s = side;
-    if (attribute(f, s, "activation", 0) != 0) {
-      unsupported(f.path, s + "/activation " + number(attribute(f, s, "activation", 0)) +
-                              " (only ReLU, 0, for now)");
+    const double activation = attribute(f, s, "activation", 0);
+    if (ct2_activation_name(activation).empty()) {
+      unsupported(f, s + "/activation " + number(activation) +
+                              " (ReLU 0, GELUTanh 1, Swish 2, GELU 3 and GELUSigmoid 4 run here)");
     }
-    if (f.has(s + "/embeddings_1/weight")) unsupported(f.path, "several source embeddings (source features)");
+    if (f.has(s + "/embeddings_1/weight")) unsupported(f, "several source embeddings (source features)");
     if (f.has(s + "/layer_0/self_attention/num_heads_kv") || f.has(s + "/layer_0/self_attention/head_dim")) {
-      unsupported(f.path, "grouped or multi-query attention, or heads of their own width");
+      unsupported(f, "grouped or multi-query attention, or heads of their own width");
     }
     if (f.has(s + "/layer_0/self_attention/rotary_dim") || f.scalar(s + "/alibi", 0) != 0) {
-      unsupported(f.path, "rotary or ALiBi positions");
+      unsupported(f, "rotary or ALiBi positions");
     }
-    if (f.has(s + "/layer_0/self_attention/queries_scale")) unsupported(f.path, "a query scale of its own");
-    if (f.has(s + "/layernorm_embedding/gamma")) unsupported(f.path, "a layer norm of the embeddings (layernorm_embedding)");
+    if (f.has(s + "/layer_0/self_attention/queries_scale")) unsupported(f, "a query scale of its own");
+    if (f.has(s + "/layernorm_embedding/gamma")) unsupported(f, "a layer norm of the embeddings (layernorm_embedding)");
     if (f.has(s + "/layer_0/self_attention/relative_position_keys") ||
         f.has(s + "/layer_0/self_attention/relative_attention_bias")) {
-      unsupported(f.path, "relative positions");
+      unsupported(f, "relative positions");
     }
-    if (f.has(s + "/layer_0/ffn/linear_0_noact/weight")) unsupported(f.path, "gated feed-forward layers (ffn_glu)");
+    if (f.has(s + "/layer_0/ffn/linear_0_noact/weight")) unsupported(f, "gated feed-forward layers (ffn_glu)");
   }
-  if (f.scalar("decoder/start_from_zero_embedding", 0) != 0) unsupported(f.path, "a start from a zero embedding");
+  if (attribute(f, "encoder", "activation", 0) != attribute(f, "decoder", "activation", 0)) {
+    unsupported(f, "activations that differ between encoder and decoder");
+  }
   for (const char* name : {"decoder/scale_outputs", "decoder/final_logit_softcapping", "decoder/sliding_window"}) {
-    if (f.has(name)) unsupported(f.path, name);
+    if (f.has(name)) unsupported(f, name);
   }
-  if (f.has("decoder/project_in/weight")) unsupported(f.path, "decoder projections in and out (project_in_out)");
-  if (config.value("multi_query_attention", false)) unsupported(f.path, "multi-query attention");
+  if (f.has("decoder/project_in/weight")) unsupported(f, "decoder projections in and out (project_in_out)");
+  if (config.value("multi_query_attention", false)) unsupported(f, "multi-query attention");
   if (attribute(f, "encoder", "num_heads", default_heads(f)) != attribute(f, "decoder", "num_heads", default_heads(f))) {
-    unsupported(f.path, "head counts that differ between encoder and decoder");
+    unsupported(f, "head counts that differ between encoder and decoder");
   }
   if (attribute(f, "encoder", "pre_norm", 1) != attribute(f, "decoder", "pre_norm", 1)) {
-    unsupported(f.path, "pre-norm in one stack and post-norm in the other");
+    unsupported(f, "pre-norm in one stack and post-norm in the other");
   }
 }
 
 int64_t count_layers(const Ct2ModelFile& f, const std::string& side) {
   int64_t n = 0;
   while (f.has(side + "/layer_" + std::to_string(n) + "/ffn/linear_0/weight")) ++n;
-  if (n == 0) throw DataError("The CTranslate2 model " + f.path + " has no " + side + " layers.");
+  if (n == 0) throw DataError(named(f) + " has no " + side + " layers.");
   return n;
 }
 
@@ -245,22 +251,22 @@ void read_weights(const Ct2ModelFile& f, ImportedModel& out, const vocab::Vocabu
   const std::string enc_emb = first_of(f, {"encoder/embeddings_0/weight", "encoder/embeddings/weight"});
   const std::string dec_emb = first_of(f, {"decoder/embeddings/weight"});
   if (enc_emb.empty() || dec_emb.empty()) {
-    throw DataError("The CTranslate2 model " + f.path + " has no encoder or decoder embeddings.");
+    throw DataError(named(f) + " has no encoder or decoder embeddings.");
   }
   const auto src_table = r.w(enc_emb), tgt_table = r.w(dec_emb);
   if (src_table.size(0) > vocabs.src->size() || tgt_table.size(0) > vocabs.tgt->size() ||
-      src_table.size(0) + 2 < vocabs.src->size() || tgt_table.size(0) + 2 < vocabs.tgt->size()) {
-    throw DataError("The CTranslate2 model " + f.path + " has embeddings of " + std::to_string(src_table.size(0)) +
+      src_table.size(0) + 3 < vocabs.src->size() || tgt_table.size(0) + 3 < vocabs.tgt->size()) {
+    throw DataError(named(f) + " has embeddings of " + std::to_string(src_table.size(0)) +
                     "/" + std::to_string(tgt_table.size(0)) + " rows but its vocabularies hold " +
                     std::to_string(out.src_tokens.size()) + "/" + std::to_string(out.tgt_tokens.size()) + " tokens.");
   }
   m.d_model = src_table.size(1);
   m.scale_embedding = scales_embeddings(f, "encoder", m.d_model);
   if (scales_embeddings(f, "decoder", m.d_model) != m.scale_embedding) {
-    unsupported(f.path, "embeddings scaled in one stack and not in the other");
+    unsupported(f, "embeddings scaled in one stack and not in the other");
   }
   m.n_layers = count_layers(f, "encoder");
-  if (count_layers(f, "decoder") != m.n_layers) unsupported(f.path, "stacks of different depths");
+  if (count_layers(f, "decoder") != m.n_layers) unsupported(f, "stacks of different depths");
   m.ffn_hidden = r.w("encoder/layer_0/ffn/linear_0/weight").size(0);
   out.weights["encoder.emb.tok_emb.weight"] = with_rows(src_table, vocabs.src->size(), 0.0f);
   out.weights["decoder.emb.tok_emb.weight"] = with_rows(tgt_table, vocabs.tgt->size(), 0.0f);
@@ -286,7 +292,7 @@ void read_weights(const Ct2ModelFile& f, ImportedModel& out, const vocab::Vocabu
   }
   if (m.pre_norm) {
     if (!f.has("encoder/layer_norm/gamma") || !f.has("decoder/layer_norm/gamma")) {
-      unsupported(f.path, "pre-norm without a final layer norm (no_final_norm)");
+      unsupported(f, "pre-norm without a final layer norm (no_final_norm)");
     }
     r.norm("encoder/layer_norm", "encoder.norm");
     r.norm("decoder/layer_norm", "decoder.norm");
@@ -310,7 +316,7 @@ void read_special_tokens(const Ct2ModelFile& f, const nlohmann::json& config, co
     m.source_bos = config_value<bool>(config, "add_source_bos", false, dir);
     m.source_eos = config_value<bool>(config, "add_source_eos", false, dir);
     if (config.contains("decoder_start_token") && config["decoder_start_token"].is_null()) {
-      unsupported(f.path, "no decoder start token (the caller gives it as a prefix)");
+      unsupported(f, "no decoder start token (the caller gives it as a prefix)");
     }
   } else {
     out.roles.unk = f.text("unk_token", "<unk>");
@@ -319,10 +325,13 @@ void read_special_tokens(const Ct2ModelFile& f, const nlohmann::json& config, co
     m.source_bos = f.scalar("with_source_bos", 0) != 0;
     m.source_eos = f.scalar("with_source_eos", 0) != 0;
     if (f.scalar("user_decoder_start_tokens", 0) != 0) {
-      unsupported(f.path, "no decoder start token (the caller gives it as a prefix)");
+      unsupported(f, "no decoder start token (the caller gives it as a prefix)");
     }
   }
-  if (out.roles.bos == out.roles.eos) unsupported(f.path, "a decoder that starts from its end token");
+  // A decoder that starts from a zero vector reads no start token: one the
+  // vocabulary lacks (CTranslate2's "<s>" in a Marian conversion) is appended.
+  out.roles.append_bos = f.scalar("decoder/start_from_zero_embedding", 0) != 0;
+  if (out.roles.bos == out.roles.eos) unsupported(f, "a decoder that starts from its end token");
 }
 
 // How CTranslate2 translates unless told otherwise: beam 2, scores divided
@@ -342,6 +351,21 @@ storage::DecodingChoice ct2_decoding() {
 }
 
 }  // namespace
+
+std::string ct2_activation_name(double id) {
+  static const char* const kNames[] = {"relu", "gelu_tanh", "swish", "gelu", "gelu_sigmoid"};
+  for (int i = 0; i < 5; ++i) {
+    if (id == i) return kNames[i];
+  }
+  return {};
+}
+
+int ct2_activation_id(const std::string& name) {
+  for (int i = 0; i < 5; ++i) {
+    if (ct2_activation_name(i) == name) return i;
+  }
+  throw UsageError("The activation \"" + name + "\" has no CTranslate2 counterpart.");
+}
 
 bool is_ct2_model_dir(const std::string& dir) {
   std::error_code ec;
@@ -369,10 +393,12 @@ void import_ct2_transformer(const Ct2ModelFile& file, const nlohmann::json& conf
   ModelConfig& m = out.model;
   const double heads = attribute(file, "encoder", "num_heads", default_heads(file));
   if (!(heads >= 1 && heads <= 4096)) {
-    throw DataError("The CTranslate2 model " + file.path + " has " + number(heads) + " attention heads.");
+    throw DataError(named(file) + " has " + number(heads) + " attention heads.");
   }
   m.n_head = static_cast<int64_t>(heads);
   m.pre_norm = attribute(file, "encoder", "pre_norm", 1) != 0;
+  m.activation = ct2_activation_name(attribute(file, "encoder", "activation", 0));
+  m.start_from_zero_embedding = file.scalar("decoder/start_from_zero_embedding", 0) != 0;
   m.learned_positions = true;  // the table as stored or generated, held as weights
   m.norm_eps = config_value<double>(config, "layer_norm_epsilon", kCt2NormEps, dir);
   m.drop_prob = 0.1;
@@ -385,7 +411,7 @@ void import_ct2_transformer(const Ct2ModelFile& file, const nlohmann::json& conf
     read_weights(file, out, vocabs);
   } catch (const c10::Error& e) {
     // A variable of a shape the spec does not give it.
-    throw DataError("The CTranslate2 model " + file.path + " has variables of shapes its spec does not allow: " +
+    throw DataError(named(file) + " has variables of shapes its spec does not allow: " +
                     e.what_without_backtrace());
   }
   out.decoding = ct2_decoding();
@@ -395,7 +421,7 @@ void import_ct2_transformer(const Ct2ModelFile& file, const nlohmann::json& conf
   try {
     m.validate();
   } catch (const UsageError& e) {
-    throw DataError("The CTranslate2 model " + dir_name + " describes a model this program cannot build: " + e.what());
+    throw DataError("The " + file.engine + " model " + dir_name + " describes a model this program cannot build: " + e.what());
   }
 }
 

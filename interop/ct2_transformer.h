@@ -20,6 +20,12 @@
 
 namespace nmt::interop {
 
+// CTranslate2's activation ids (common_spec.Activation) and our names
+// (model.activation): 0 relu, 1 gelu_tanh, 2 swish, 3 gelu, 4 gelu_sigmoid;
+// empty for an id without one (Tanh, Sigmoid).
+std::string ct2_activation_name(double id);
+int ct2_activation_id(const std::string& name);
+
 // Whether dir holds a model.bin (a CTranslate2 model directory).
 bool is_ct2_model_dir(const std::string& dir);
 

@@ -1,7 +1,8 @@
 // One entry for every model the translator and the server take, recognized
 // by its contents: a model directory of ours (config.json, vocab/,
 // checkpoints/), a CTranslate2 model directory (model.bin), or an Argos
-// Translate package (metadata.json and model/, or a .argosmodel file).
+// Translate package (metadata.json and model/, or a .argosmodel file), or a
+// Marian model folder (decoder.yml or model.npz).
 #pragma once
 
 #include <string>
@@ -13,7 +14,7 @@
 
 namespace nmt::interop {
 
-// The kind of model at path: "native", "ctranslate2", "argos", or empty when
+// The kind of model at path: "native", "ctranslate2", "argos", "marian", or empty when
 // it is none this program reads.
 std::string model_format(const std::string& path);
 

@@ -92,9 +92,11 @@ void DecoderStep::run_layer(const DecoderStepWeights& w, const DecoderStepLayer&
   step_attention_rows(qkv_.data(), d, rows, w.heads, d_head, cross, attended_.data(), coverage);
   layer.cross_out->forward_rows(attended_.data(), rows, sub_.data());
   end_sublayer(w, layer.norm2, rows);
-  // Feed-forward, the relu inside the first product.
+  // Feed-forward, a relu inside the first product, any other activation after it.
   grow_to(hidden_, rows * layer.ffn1->out_features());
-  layer.ffn1->forward_rows(sublayer_input(w, layer.norm3, rows), rows, hidden_.data(), true);
+  const bool relu = w.activation == Activation::relu;
+  layer.ffn1->forward_rows(sublayer_input(w, layer.norm3, rows), rows, hidden_.data(), relu);
+  if (!relu) activate_in_place(hidden_.data(), rows * layer.ffn1->out_features(), w.activation);
   layer.ffn2->forward_rows(hidden_.data(), rows, sub_.data());
   end_sublayer(w, layer.norm3, rows);
 }
@@ -109,7 +111,9 @@ void DecoderStep::embed(const DecoderStepWeights& w, const int64_t* ids, int64_t
     TORCH_CHECK(id >= 0 && id < w.vocab, "token id ", id, " outside a vocabulary of ", w.vocab);
     const float* token = w.embedding + id * d;
     float* x = x_.data() + r * d;
-    if (w.embedding_scale != 1.0f) {
+    if (w.zero_start && position == 0) {
+      for (int64_t i = 0; i < d; ++i) x[i] = 0.0f + at[i];  // as the module: zeros, then the position added
+    } else if (w.embedding_scale != 1.0f) {
       for (int64_t i = 0; i < d; ++i) x[i] = token[i] * w.embedding_scale;
       for (int64_t i = 0; i < d; ++i) x[i] += at[i];
     } else {

@@ -16,6 +16,7 @@
 
 #include <torch/types.h>
 
+#include "kernels/activation.h"
 #include "kernels/attention_cache.h"
 #include "kernels/packed_linear.h"
 
@@ -35,7 +36,7 @@ struct DecoderStepLayer {
   std::shared_ptr<const PackedLinear> self_out;   // its w_concat
   std::shared_ptr<const PackedLinear> cross_q;    // the cross-attention's w_q
   std::shared_ptr<const PackedLinear> cross_out;  // its w_concat
-  std::shared_ptr<const PackedLinear> ffn1, ffn2;  // ffn1 with its relu
+  std::shared_ptr<const PackedLinear> ffn1, ffn2;  // ffn1 then the activation
 };
 
 // What a step reads of the decoder (model::DecoderImpl::step_weights fills it).
@@ -45,6 +46,8 @@ struct DecoderStepWeights {
   float embedding_scale = 1;         // token embeddings times this (sqrt(d_model) or 1)
   const float* positions = nullptr;  // [max_positions, d_model]: added to the scaled embedding
   int64_t max_positions = 0;
+  bool zero_start = false;           // position 0 reads zeros instead of its token's row
+  Activation activation = Activation::relu;  // the feed-forward's, in every layer
   int64_t d_model = 0, heads = 0;
   bool pre_norm = false;
   std::vector<DecoderStepLayer> layers;

@@ -96,6 +96,7 @@ std::optional<kernels::DecoderStepWeights> DecoderImpl::step_weights() {
   w.d_model = emb->tok_emb->weight.size(1);
   w.embedding_scale = static_cast<float>(emb->scale());
   w.max_positions = table.size(0);
+  w.zero_start = emb->zero_start();
   w.pre_norm = static_cast<bool>(norm);
   w.masked_score = static_cast<float>(kMaskedScore);
   if (w.pre_norm && !step_norm(norm, w.final_norm)) return std::nullopt;
@@ -106,6 +107,7 @@ std::optional<kernels::DecoderStepWeights> DecoderImpl::step_weights() {
     auto& cross = *layer.enc_dec_attention;
     if (layer.pre_norm() != w.pre_norm || cross.keeps_attention() || self.n_head() != cross.n_head()) return std::nullopt;
     w.heads = self.n_head();
+    w.activation = layer.ffn->activation();
     kernels::DecoderStepLayer l;
     if (!step_norm(layer.norm1, l.norm1) || !step_norm(layer.norm2, l.norm2) || !step_norm(layer.norm3, l.norm3)) {
       return std::nullopt;

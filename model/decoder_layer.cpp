@@ -14,7 +14,7 @@ DecoderLayerImpl::DecoderLayerImpl(const LayerOptions& o) : pre_norm_(o.pre_norm
       register_module("enc_dec_attention", MultiHeadAttention(o.d_model, o.n_head, o.attention_dropout));
   norm2 = register_module("norm2", LayerNorm(o.d_model, o.norm_eps));
   dropout2 = register_module("dropout2", Dropout(o.drop_prob));
-  ffn = register_module("ffn", PositionwiseFeedForward(o.d_model, o.ffn_hidden, o.activation_dropout));
+  ffn = register_module("ffn", PositionwiseFeedForward(o.d_model, o.ffn_hidden, o.activation_dropout, o.activation));
   norm3 = register_module("norm3", LayerNorm(o.d_model, o.norm_eps));
   dropout3 = register_module("dropout3", Dropout(o.drop_prob));
 }

@@ -11,7 +11,7 @@ EncoderLayerImpl::EncoderLayerImpl(const LayerOptions& o) : pre_norm_(o.pre_norm
   attention = register_module("attention", MultiHeadAttention(o.d_model, o.n_head, o.attention_dropout));
   norm1 = register_module("norm1", LayerNorm(o.d_model, o.norm_eps));
   dropout1 = register_module("dropout1", Dropout(o.drop_prob));
-  ffn = register_module("ffn", PositionwiseFeedForward(o.d_model, o.ffn_hidden, o.activation_dropout));
+  ffn = register_module("ffn", PositionwiseFeedForward(o.d_model, o.ffn_hidden, o.activation_dropout, o.activation));
   norm2 = register_module("norm2", LayerNorm(o.d_model, o.norm_eps));
   dropout2 = register_module("dropout2", Dropout(o.drop_prob));
 }

@@ -18,7 +18,8 @@ struct LayerOptions {
   bool pre_norm = false;
   double norm_eps = 1e-12;          // every LayerNorm's epsilon (the reference's 1e-12)
   double attention_dropout = 0.0;  // on the attention weights; the reference has none
-  double activation_dropout = 0.1; // after the FFN's ReLU (ModelConfig::ffn_dropout(): drop_prob unless set)
+  double activation_dropout = 0.1; // after the FFN's activation (ModelConfig::ffn_dropout(): drop_prob unless set)
+  kernels::Activation activation = kernels::Activation::relu;  // the FFN's
 };
 
 class EncoderLayerImpl : public torch::nn::Module {

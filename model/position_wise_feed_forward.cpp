@@ -4,7 +4,9 @@
 
 namespace nmt::model {
 
-PositionwiseFeedForwardImpl::PositionwiseFeedForwardImpl(int64_t d_model, int64_t hidden, double drop_prob) {
+PositionwiseFeedForwardImpl::PositionwiseFeedForwardImpl(int64_t d_model, int64_t hidden, double drop_prob,
+                                                         kernels::Activation activation)
+    : activation_(activation) {
   linear1 = register_module("linear1", Linear(d_model, hidden));
   linear2 = register_module("linear2", Linear(hidden, d_model));
   dropout = register_module("dropout", Dropout(drop_prob));
@@ -12,8 +14,12 @@ PositionwiseFeedForwardImpl::PositionwiseFeedForwardImpl(int64_t d_model, int64_
 
 torch::Tensor PositionwiseFeedForwardImpl::forward(const torch::Tensor& x) {
   // [batch, len, d_model]
-  if (!is_training()) return linear2(linear1->forward_relu(x));  // dropout is the identity
-  return linear2(dropout(torch::relu(linear1(x))));
+  const bool relu = activation_ == kernels::Activation::relu;
+  if (!is_training()) {  // dropout is the identity
+    if (relu) return linear2(linear1->forward_relu(x));
+    if (!torch::GradMode::is_enabled()) return linear2(kernels::activate_for_inference(linear1(x), activation_));
+  }
+  return linear2(dropout(relu ? torch::relu(linear1(x)) : kernels::activate(linear1(x), activation_)));
 }
 
 }  // namespace nmt::model

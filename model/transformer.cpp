@@ -31,6 +31,7 @@ LayerOptions layer_options(const ModelConfig& c) {
   o.norm_eps = c.norm_eps;
   o.attention_dropout = c.attention_dropout;
   o.activation_dropout = c.ffn_dropout();
+  o.activation = kernels::activation_from_name(c.activation);
   return o;
 }
 
@@ -44,6 +45,7 @@ TransformerImpl::TransformerImpl(const ModelConfig& config) : config_(config) {
                          config_.n_layers));
   DecoderOptions d;
   d.embedding = embedding_options(config_, config_.dec_voc_size, config_.trg_pad_idx);
+  d.embedding.zero_start = config_.start_from_zero_embedding;
   d.layer = layer_options(config_);
   d.n_layers = config_.n_layers;
   d.tie_output = config_.tie_output;

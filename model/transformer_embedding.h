@@ -16,6 +16,7 @@ struct EmbeddingOptions {
   double drop_prob = 0.1;
   bool scale = false;    // multiply token embeddings by sqrt(d_model)
   bool learned = false;  // learned positions
+  bool zero_start = false;  // position 0 reads zeros instead of its token's row (Marian's decoder)
 };
 
 class TransformerEmbeddingImpl : public torch::nn::Module {
@@ -31,9 +32,11 @@ class TransformerEmbeddingImpl : public torch::nn::Module {
   Dropout drop_out{nullptr};
   // What token embeddings are multiplied by: sqrt(d_model), or 1.
   double scale() const { return scale_; }
+  bool zero_start() const { return zero_start_; }
 
  private:
   double scale_;
+  bool zero_start_;
 };
 TORCH_MODULE(TransformerEmbedding);
 

@@ -124,6 +124,30 @@ TEST_F(InteropCli, AnImportedModelFineTunesKeepingItsConventions) {
   EXPECT_EQ(out.output, "a c h i s o n\n");
 }
 
+TEST_F(InteropCli, TranslatesAMarianFolderInPlaceAndImported) {
+  const std::string marian = test::fixtures_dir() + "/marian/post_swish_tied_all";
+  const auto expected = nlohmann::json::parse(test::read_text(test::fixtures_dir() + "/marian/expected.json"));
+  std::string want;
+  for (const auto& t : expected.at("variants").at("post_swish_tied_all").at("beam2").at(0).at("tokens")) {
+    want += (want.empty() ? "" : " ") + t.get<std::string>();
+  }
+  const std::string search = " --precision fp32 --beam 2 --length-penalty 1 --min-length 1 'w1 w2 w3'";
+  std::string err;
+  auto r = run("--model " + test::shell_quote(marian) + search, &err);
+  EXPECT_EQ(r.code, 0) << err;
+  EXPECT_EQ(r.output, want + "\n");
+  EXPECT_NE(err.find("Marian"), std::string::npos) << err;
+  const std::string out = dir_.path("imported");
+  r = run("--import " + test::shell_quote(marian) + " --out " + test::shell_quote(out), &err);
+  ASSERT_EQ(r.code, 0) << err;
+  EXPECT_EQ(nlohmann::json::parse(test::read_text(out + "/decoding.json")).at("engine"), "Marian");
+  r = run("--model " + test::shell_quote(out) + search, &err);
+  EXPECT_EQ(r.code, 0) << err;
+  EXPECT_EQ(r.output, want + "\n");
+  EXPECT_EQ(run("--model " + test::shell_quote(marian) + " --checkpoint x.pt 'w1'", &err).code, 2) << err;
+  EXPECT_NE(err.find("a Marian model"), std::string::npos) << err;
+}
+
 TEST_F(InteropCli, BadUseExitsTwoAndBadFilesThreeLeavingNothing) {
   std::string err;
   EXPECT_EQ(run("--import " + test::shell_quote(aren()), &err).code, 2) << err;

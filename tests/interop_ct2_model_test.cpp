@@ -322,10 +322,10 @@ TEST(Ct2Model, BadFilesAreRefusedNamingTheFileAndTheFault) {
 
   // An option this program does not compute, named.
   auto vars = test_model_variables();
-  vars.push_back({"encoder/activation", torch::tensor(2, torch::kChar)});
-  vars.push_back({"decoder/activation", torch::tensor(2, torch::kChar)});
+  vars.push_back({"encoder/activation", torch::tensor(5, torch::kChar)});  // Tanh
+  vars.push_back({"decoder/activation", torch::tensor(5, torch::kChar)});
   write_model_dir(m, ct2_bytes(5, vars));
-  EXPECT_TRUE(test::throws_with<DataError>([&] { interop::load_model(m, "", torch::kCPU); }, {bin, "activation 2"}));
+  EXPECT_TRUE(test::throws_with<DataError>([&] { interop::load_model(m, "", torch::kCPU); }, {bin, "activation 5"}));
 
   // A vocabulary that does not fit the weights.
   write_model_dir(m, good);

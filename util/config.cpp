@@ -103,6 +103,10 @@ void ModelConfig::validate() const {
           "model.activation_dropout must lie in [0, 1) (or be null: model.drop_prob).");
   require(max_len > 2, "model.max_len must be greater than 2.");
   require(norm_eps > 0 && norm_eps < 1, "model.norm_eps must lie in (0, 1).");
+  require(activation == "relu" || activation == "gelu" || activation == "gelu_tanh" || activation == "gelu_sigmoid" ||
+              activation == "swish",
+          "model.activation must be \"relu\", \"gelu\", \"gelu_tanh\", \"gelu_sigmoid\" or \"swish\" (got \"" +
+              activation + "\").");
   require(!share_embeddings || enc_voc_size == dec_voc_size,
           "model.share_embeddings needs one joint vocabulary (encoder and decoder sizes differ).");
 }

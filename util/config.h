@@ -87,6 +87,13 @@ struct ModelConfig {
   bool source_bos = true;
   bool source_eos = true;
   int64_t source_ends() const { return (source_bos ? 1 : 0) + (source_eos ? 1 : 0); }  // sos and eos put around a source
+  // The feed-forward's activation: "relu" (the reference's), or what a model
+  // from another engine uses: "gelu" (erf), "gelu_tanh", "gelu_sigmoid"
+  // (x * sigmoid(1.702 x)), "swish" (Marian's).
+  std::string activation = "relu";
+  // The decoder's first position reads a zero vector instead of its start
+  // token's embedding (Marian's models; CTranslate2's start_from_zero_embedding).
+  bool start_from_zero_embedding = false;
   // Dropout on the attention weights (after softmax); the reference has none.
   double attention_dropout = 0.0;
   // Dropout after the feed-forward ReLU. Unset: drop_prob, which is what the

@@ -122,6 +122,8 @@ void read_model(SectionReader& r, ModelConfig& m) {
   r.get("source_bos", m.source_bos);
   r.get("source_eos", m.source_eos);
   r.get("attention_dropout", m.attention_dropout);
+  r.get("activation", m.activation);
+  r.get("start_from_zero_embedding", m.start_from_zero_embedding);
   double activation_dropout = 0;
   if (r.get("activation_dropout", activation_dropout)) m.activation_dropout = activation_dropout;
 }
@@ -290,6 +292,8 @@ json model_config_to_json(const ModelConfig& m) {
               {"source_bos", m.source_bos},
               {"source_eos", m.source_eos},
               {"attention_dropout", m.attention_dropout},
+              {"activation", m.activation},
+              {"start_from_zero_embedding", m.start_from_zero_embedding},
               {"activation_dropout", m.activation_dropout ? json(*m.activation_dropout) : json(nullptr)}};
 }
 

@@ -82,7 +82,7 @@ TokenListVocab::TokenListVocab(std::vector<std::string> tokens, const std::strin
   if (tokens_.empty()) throw DataError("The vocabulary " + origin + " holds no tokens.");
   if (tokens_.size() > (size_t{1} << 30)) throw DataError("The vocabulary " + origin + " is too large.");
   auto add = [&](const std::string& token) { tokens_.push_back(token); };
-  ids_.reserve(tokens_.size() + 2);
+  ids_.reserve(tokens_.size() + 3);
   for (size_t i = 0; i < tokens_.size(); ++i) {
     if (!ids_.emplace(tokens_[i], static_cast<int32_t>(i)).second) {
       throw DataError("The vocabulary " + origin + " holds the token \"" + tokens_[i] + "\" twice (line " +
@@ -104,6 +104,10 @@ TokenListVocab::TokenListVocab(std::vector<std::string> tokens, const std::strin
     pad_id_ = static_cast<int32_t>(tokens_.size());
     ids_.emplace(pad, pad_id_);
     add(pad);
+  }
+  if (roles.append_bos && !ids_.count(roles.bos)) {
+    ids_.emplace(roles.bos, static_cast<int32_t>(tokens_.size()));
+    add(roles.bos);
   }
   unk_id_ = ids_.at(roles.unk);
   const auto bos = ids_.find(roles.bos), eos = ids_.find(roles.eos);

@@ -22,6 +22,9 @@ namespace nmt::vocab {
 struct TokenRoles {
   std::string unk = "<unk>", bos = "<s>", eos = "</s>";
   std::vector<std::string> pad = {"<blank>", "<pad>"};
+  // A list without the start token gets it appended: a model whose decoder
+  // starts from a zero vector (Marian's) never reads its row.
+  bool append_bos = false;
 };
 
 class TokenListVocab final : public Vocab {
