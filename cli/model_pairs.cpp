@@ -7,7 +7,12 @@ namespace nmt::cli {
 
 std::vector<data::TaggedPair> model_pairs(const storage::LoadedModel& loaded, const std::string& model_dir) {
   auto pairs = data::tagged_pairs(loaded.config.data);
-  if (!pairs.empty()) return pairs;
+  if (!pairs.empty() && !pairs.front().source.empty()) return pairs;
+  if (!pairs.empty()) {
+    throw DataError("The model " + model_dir + " translates into " + std::to_string(pairs.size()) +
+                    " languages but does not say from which, which the server needs: import it (translator --import " +
+                    model_dir + " --out DIR), set data.src_lang in DIR/config.json, and serve DIR.");
+  }
   const auto pair = data::language_pair(loaded.config.data);
   if (!pair.known() && loaded.decoding && !loaded.decoding->engine.empty()) {
     // A model from elsewhere that records no pair (a CTranslate2 directory).
@@ -28,15 +33,17 @@ std::vector<data::TaggedPair> model_pairs(const storage::LoadedModel& loaded, co
 
 data::TaggedPair choose_pair(const storage::LoadedModel& loaded, const std::string& model_dir, const std::string& source,
                              const std::string& target) {
-  const bool tagged = loaded.config.data.target_language_tags;
+  const bool tagged = loaded.config.data.target_language_tags || !loaded.config.data.target_tags.empty();
   if (!tagged && source.empty() && target.empty()) {
     const auto pair = data::language_pair(loaded.config.data);
     return {pair.source, pair.target, ""};
   }
-  const auto pairs = model_pairs(loaded, model_dir);
+  // Translating from the command line needs no source language where the model names none.
+  const auto pairs = tagged ? data::tagged_pairs(loaded.config.data) : model_pairs(loaded, model_dir);
   std::vector<data::TaggedPair> matching;
   for (const auto& p : pairs) {
-    if ((source.empty() || p.source == source) && (target.empty() || p.target == target)) matching.push_back(p);
+    const bool source_fits = source.empty() || p.source.empty() || p.source == source;
+    if (source_fits && (target.empty() || p.target == target)) matching.push_back(p);
   }
   if (matching.size() == 1) return matching.front();
   const std::string asked = (source.empty() ? "any" : source) + "->" + (target.empty() ? "any" : target);

@@ -21,7 +21,8 @@ std::string corpus_language(const std::string& given, const std::string& path, c
 
 std::vector<TaggedPair> tagged_pairs(const DataConfig& data) {
   std::vector<TaggedPair> pairs;
-  if (!data.target_language_tags) return pairs;
+  for (const auto& [target, tag] : data.target_tags) pairs.push_back({data.src_lang, target, tag});
+  if (!pairs.empty() || !data.target_language_tags) return pairs;
   if (data.corpora.empty()) {
     throw UsageError("Invalid configuration: data.target_language_tags needs data.corpora, each with the tag of its "
                      "target language (e.g. {\"src\": \"train.de\", \"tgt\": \"train.en\", \"tag\": \"<2en>\"}).");

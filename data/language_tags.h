@@ -21,7 +21,9 @@ struct TaggedPair {
 };
 
 // Every (source, target) of the corpora once, in their order, with the
-// target's tag; empty without data.target_language_tags. UsageError naming
+// target's tag; with data.target_tags (a multilingual model from elsewhere)
+// each of them from data.src_lang ("" where the model does not say); empty
+// without either. UsageError naming
 // the corpus when one has no tag, a language that its files' names do not
 // tell (and no src_lang/tgt_lang), or a tag that is not its target's alone.
 std::vector<TaggedPair> tagged_pairs(const DataConfig& data);

@@ -26,6 +26,7 @@ Config config_of(const ImportedModel& m) {
   config.model = m.model;
   config.data.src_lang = m.source_lang;
   config.data.tgt_lang = m.target_lang;
+  config.data.target_tags = m.target_tags;
   return config;
 }
 

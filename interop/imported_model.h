@@ -5,6 +5,7 @@
 // (translator --import, then trainer --init-from).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct ImportedModel {
   // The language pair, where the format records one (data.src_lang,
   // data.tgt_lang of our config: the pair the server lists it under).
   std::string source_lang, target_lang;
+  // A multilingual model's target languages and the tag that asks for each
+  // (Marian's ">>deu<<" tokens), put before the source (data.target_tags).
+  std::map<std::string, std::string> target_tags;
   // Files the model was unpacked into (a .argosmodel), kept while this is.
   std::shared_ptr<void> scratch;
 };

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -297,8 +298,21 @@ Ct2ModelFile renamed(const NpzFile& npz, const Options& o, int64_t layers) {
   return f;
 }
 
+// A multilingual model's target languages: its source tokens >>CODE<<
+// (OPUS-MT's convention), each put before a source to ask for CODE.
+std::map<std::string, std::string> target_language_tokens(const std::vector<std::string>& tokens) {
+  static const std::regex kTag(R"(>>([A-Za-z0-9_-]+)<<)");
+  std::map<std::string, std::string> tags;
+  std::smatch m;
+  for (const auto& t : tokens) {
+    if (std::regex_match(t, m, kTag)) tags[m[1]] = t;
+  }
+  return tags;
+}
+
 // Marian's search as decoder.yml sets it: its beam, scores divided by
-// length^normalize, at most max-length-factor times the source's tokens.
+// length^normalize, at most max-length-factor times the source's tokens
+// with its </s> (Marian's batch width).
 storage::DecodingChoice marian_decoding(const DecoderFile& d) {
   storage::DecodingChoice c;
   c.engine = "Marian";
@@ -306,7 +320,7 @@ storage::DecodingChoice marian_decoding(const DecoderFile& d) {
   c.length_penalty = d.normalize;
   c.length_penalty_form = "power";
   c.max_len_a = d.max_length_factor;
-  c.max_len_b = 0;
+  c.max_len_b = static_cast<int64_t>(std::ceil(d.max_length_factor));
   c.checkpoint = "last.pt";
   return c;
 }
@@ -371,6 +385,7 @@ ImportedModel import_marian_model(const std::string& dir_name) {
                                  {"bos_token", "<s>"},      {"eos_token", "</s>"},    {"decoder_start_token", "<s>"}};
   import_ct2_transformer(file, config, out);
   out.format = "Marian";
+  out.target_tags = target_language_tokens(out.src_tokens);
   out.decoding = marian_decoding(decoder);
   return out;
 }

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(line_reader config checkpoint state_dict sentencepiece score html sentences zip xml ct2_model token_list)
+[ ${#targets[@]} -gt 0 ] || targets=(line_reader config checkpoint state_dict sentencepiece score html sentences zip xml ct2_model token_list marian)
 
 scripts/install_deps.sh
 need=()

@@ -119,7 +119,11 @@ TEST(MarianModel, OptionsBecomeOptionsOfOurModel) {
   }
   EXPECT_EQ(interop::import_model(marian_dir() + "/post_swish_tied_all").model.activation, "swish");
   EXPECT_EQ(interop::import_model(marian_dir() + "/pre_relu_separate").model.activation, "relu");
-  EXPECT_EQ(interop::import_model(marian_dir() + "/post_gelu_multilingual").model.activation, "gelu_sigmoid");
+  const auto multilingual = interop::import_model(marian_dir() + "/post_gelu_multilingual");
+  EXPECT_EQ(multilingual.model.activation, "gelu_sigmoid");
+  const std::map<std::string, std::string> tags = {{"deu", ">>deu<<"}, {"fra", ">>fra<<"}};
+  EXPECT_EQ(multilingual.target_tags, tags);
+  EXPECT_TRUE(interop::import_model(marian_dir() + "/post_swish_tied_all").target_tags.empty());
 }
 
 // An .npy array of int8 bytes (special:model.yml as Marian writes it).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ struct DataConfig {
   // put after sos (data/language_tags.h). False: tags mark kinds of data
   // (e.g. "<BT>") and translation puts none.
   bool target_language_tags = false;
+  // A multilingual model from elsewhere (Marian's OPUS-MT): each target
+  // language's tag, put before the source to ask for it ({"deu": ">>deu<<"});
+  // the source language is src_lang. Empty for models trained here.
+  std::map<std::string, std::string> target_tags;
   int64_t max_len = 128;             // subword tokens per side, before sos/eos
   double max_len_ratio = 3.0;        // longer/shorter side, in tokens; <= 0 disables
   bool drop_identical = false;       // drop pairs whose sides are the same text

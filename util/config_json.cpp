@@ -155,6 +155,14 @@ DataConfig data_config_from_json(const json& section, const std::string& origin)
   d.get("drop_duplicates", out.drop_duplicates);
   d.get("cache_dir", out.cache_dir);
   d.get("target_language_tags", out.target_language_tags);
+  json target_tags = json::object();
+  if (d.get("target_tags", target_tags)) {
+    try {
+      out.target_tags = target_tags.get<std::map<std::string, std::string>>();
+    } catch (const json::exception&) {
+      throw UsageError("Config key 'data.target_tags' in " + origin + " must map language codes to tags ({\"deu\": \">>deu<<\"}).");
+    }
+  }
   json corpora = json::array();
   if (d.get("corpora", corpora)) {
     if (!corpora.is_array()) throw UsageError("Config key 'data.corpora' in " + origin + " must be a list of {\"src\", \"tgt\", \"weight\", \"tag\"}.");
@@ -309,6 +317,7 @@ json config_to_json(const Config& c) {
                {"max_len", c.data.max_len},         {"max_len_ratio", c.data.max_len_ratio},
                {"drop_identical", c.data.drop_identical}, {"drop_duplicates", c.data.drop_duplicates},
                {"cache_dir", c.data.cache_dir}, {"target_language_tags", c.data.target_language_tags}};
+  if (!c.data.target_tags.empty()) j["data"]["target_tags"] = c.data.target_tags;
   if (!c.data.corpora.empty()) {
     json corpora = json::array();
     for (const CorpusConfig& k : c.data.corpora) {
