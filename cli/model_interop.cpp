@@ -4,6 +4,7 @@
 
 #include "interop/argos_package.h"
 #include "interop/ct2_export.h"
+#include "interop/marian_export.h"
 #include "interop/model_loader.h"
 #include "util/error.h"
 
@@ -28,7 +29,12 @@ int export_model_command(const storage::LoadedModel& loaded, const std::string& 
     std::cerr << "translator: wrote the Argos Translate package " << out << ".\n";
     return 0;
   }
-  throw UsageError("--export " + format + " is not written yet; --export ct2 and --export argos are.");
+  if (format == "marian") {
+    interop::export_marian(loaded, out);
+    std::cerr << "translator: wrote the Marian model " << out << ".\n";
+    return 0;
+  }
+  throw UsageError("--export takes ct2, argos or marian (got " + format + ").");
 }
 
 }  // namespace nmt::cli

@@ -122,10 +122,11 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--export-state-dict", a.export_path, "Write the weights in the reference's state_dict format");
   app.add_option("--import", a.import_path,
                  "Write a model directory of this program (--out DIR) from a model of another engine: a CTranslate2 "
-                 "model directory or an Argos Translate package");
+                 "model directory, an Argos Translate package or a Marian model folder");
   app.add_option("--export", a.export_format,
                  "Write the --model as another engine's model (--out PATH): ct2, a CTranslate2 model directory; "
-                 "argos, an Argos Translate package (a folder, or a .argosmodel file where PATH ends so)")
+                 "argos, an Argos Translate package (a folder, or a .argosmodel file where PATH ends so); marian, a Marian "
+                 "model folder (models read from Marian)")
       ->check(CLI::IsMember({"ct2", "argos", "marian"}));
   app.add_option("--score-targets", a.score_targets,
                  "Instead of translating, score line i of FILE as the translation of input line i: TOTAL ||| LP1 ... "
@@ -177,10 +178,6 @@ void add_options(CLI::App& app, Args& a) {
 
 void check_args(Args& a) {
   if (!a.export_format.empty()) {
-    if (a.export_format == "marian") {
-      throw UsageError("--export marian is not written yet; --export ct2 writes a CTranslate2 model directory and "
-                       "--export argos an Argos Translate package.");
-    }
     if (a.out_dir.empty() || a.model_dirs.size() != 1 || a.serve.serve || !a.import_path.empty()) {
       throw UsageError("--export FORMAT writes one --model DIR to --out PATH.");
     }

@@ -102,8 +102,9 @@ std::string ZipArchive::read(const std::string& entry) const {
 
 void ZipArchive::replace(const std::string& entry, std::string content) { replaced_[entry] = std::move(content); }
 
-void ZipArchive::put(const std::string& entry, std::string content) {
+void ZipArchive::put(const std::string& entry, std::string content, bool stored) {
   if (!has(entry)) added_.insert(entry);
+  if (stored) stored_.insert(entry);
   replaced_[entry] = std::move(content);
 }
 
@@ -131,6 +132,12 @@ std::string ZipArchive::bytes() const {
       zip_discard(zip);
       zip_source_free(buffer);
       throw DataError(name_ + ": its entry " + entry + " cannot be replaced.");
+    }
+    const zip_int64_t at = zip_name_locate(zip, entry.c_str(), 0);
+    if (stored_.count(entry) && (at < 0 || zip_set_file_compression(zip, static_cast<zip_uint64_t>(at), ZIP_CM_STORE, 0) != 0)) {
+      zip_discard(zip);
+      zip_source_free(buffer);
+      throw DataError(name_ + ": its entry " + entry + " cannot be stored uncompressed.");
     }
   }
   if (zip_close(zip) != 0) {

@@ -40,8 +40,9 @@ class ZipArchive {
   std::string read(const std::string& entry) const;
   // Replaces an entry's bytes in the archive `bytes()` writes.
   void replace(const std::string& entry, std::string content);
-  // Adds an entry (or replaces it, where the archive has one).
-  void put(const std::string& entry, std::string content);
+  // Adds an entry (or replaces it, where the archive has one); `stored`:
+  // uncompressed, for readers that cannot inflate (Marian's .npz reader).
+  void put(const std::string& entry, std::string content, bool stored = false);
   // The bytes of an archive without entries, to put() entries into.
   static std::string empty_archive();
   // The archive with the replaced entries; every other entry copied as it was.
@@ -54,6 +55,7 @@ class ZipArchive {
   std::vector<std::string> names_;
   std::map<std::string, std::string> replaced_;
   std::set<std::string> added_;  // entries of replaced_ the source does not have
+  std::set<std::string> stored_;  // entries written uncompressed
 };
 
 }  // namespace nmt::document

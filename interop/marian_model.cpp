@@ -228,17 +228,6 @@ void check_options(const Options& o, const std::string& path) {
   if (o.get<int64_t>("enc-depth", 6) != o.get<int64_t>("dec-depth", 6)) unsupported(path, "stacks of different depths");
 }
 
-// Marian's sinusoids as CTranslate2's conversion (and Hugging Face's port)
-// stores them: row p (from 0) holds sin(p / 10000^(2i/d)) for i < d/2, then
-// the cosines, in double rounded to float. Marian's own table divides by
-// 10000^(i/(d/2-1)) instead; the conversions everyone runs use this one.
-torch::Tensor marian_sinusoids(int64_t rows, int64_t d) {
-  const int64_t half = d / 2;
-  auto rate = torch::pow(10000.0, torch::arange(half, torch::kDouble) * (2.0 / static_cast<double>(d)));
-  auto angle = torch::arange(rows, torch::kDouble).unsqueeze(1) / rate.unsqueeze(0);
-  return torch::cat({torch::sin(angle), torch::cos(angle)}, 1).to(torch::kFloat).contiguous();
-}
-
 // Embeddings, positions and the output projection under CTranslate2's names.
 void rename_embeddings(const NpzFile& npz, Renamer& r, int64_t d) {
   const std::string src = npz.has("encoder_Wemb") ? "encoder_Wemb" : "Wemb";
@@ -326,6 +315,16 @@ storage::DecodingChoice marian_decoding(const DecoderFile& d) {
 }
 
 }  // namespace
+
+// As CTranslate2's conversion (and Hugging Face's port) makes the table, in
+// double rounded to float. Marian's own table divides by 10000^(i/(d/2-1))
+// instead; the conversions everyone runs use this one.
+torch::Tensor marian_sinusoids(int64_t rows, int64_t d) {
+  const int64_t half = d / 2;
+  auto rate = torch::pow(10000.0, torch::arange(half, torch::kDouble) * (2.0 / static_cast<double>(d)));
+  auto angle = torch::arange(rows, torch::kDouble).unsqueeze(1) / rate.unsqueeze(0);
+  return torch::cat({torch::sin(angle), torch::cos(angle)}, 1).to(torch::kFloat).contiguous();
+}
 
 std::vector<std::string> parse_marian_vocabulary(const std::string& bytes, const std::string& path) {
   const YAML::Node node = parse_yaml(bytes, path);  // JSON is YAML too

@@ -15,6 +15,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include <torch/types.h>
 
 #include "interop/imported_model.h"
 
@@ -25,6 +28,11 @@ bool is_marian_model_dir(const std::string& dir);
 
 // Reads dir. A DataError (exit 3) names the file and what is wrong.
 ImportedModel import_marian_model(const std::string& dir);
+
+// Marian's sinusoidal positions as CTranslate2's conversion stores them:
+// rows [rows, d], row p (from 0) sin(p / 10000^(2i/d)) for i < d/2, then
+// the cosines.
+torch::Tensor marian_sinusoids(int64_t rows, int64_t d);
 
 // A Marian vocabulary file's tokens in id order: YAML (token: id) or JSON
 // ({"token": id}); ids must run 0..n-1 without a gap or a repeat.

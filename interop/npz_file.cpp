@@ -126,4 +126,38 @@ NpzFile parse_npz(std::string bytes, const std::string& path) {
 
 NpzFile read_npz(const std::string& path) { return parse_npz(read_file_bytes(path), path); }
 
+std::string npy_bytes(const torch::Tensor& tensor) {
+  const auto t = tensor.detach().to(torch::kCPU).contiguous();
+  std::string descr;
+  switch (t.scalar_type()) {
+    case torch::kFloat: descr = "<f4"; break;
+    case torch::kHalf: descr = "<f2"; break;
+    case torch::kChar: descr = "|i1"; break;
+    case torch::kByte: descr = "|u1"; break;
+    case torch::kInt: descr = "<i4"; break;
+    default: throw DataError(std::string("An array of ") + c10::toString(t.scalar_type()) + " cannot be written as .npy.");
+  }
+  std::string shape;  // "2, 3"; "3," for one dimension, as Python writes a tuple
+  for (int64_t i = 0; i < t.dim(); ++i) shape += (i ? ", " : "") + std::to_string(t.size(i));
+  if (t.dim() == 1) shape += ",";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  // NumPy pads the header with spaces so that the data starts at a multiple of 64.
+  while ((kMagicBytes + 4 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out(kMagic, kMagicBytes);
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  out += header;
+  out.append(static_cast<const char*>(t.data_ptr()), static_cast<size_t>(t.numel()) * t.element_size());
+  return out;
+}
+
+std::string npz_bytes(const std::map<std::string, torch::Tensor>& arrays) {
+  document::ZipArchive zip(document::ZipArchive::empty_archive(), "model.npz");
+  for (const auto& [name, t] : arrays) zip.put(name + ".npy", npy_bytes(t), true);
+  return zip.bytes();
+}
+
 }  // namespace nmt::interop

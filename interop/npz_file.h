@@ -35,4 +35,10 @@ NpzFile parse_npz(std::string bytes, const std::string& path);
 // One .npy array from its bytes; `what` names it in messages.
 torch::Tensor parse_npy(const std::string& bytes, const std::string& what);
 
+// The .npy bytes of a CPU tensor of a type read here (format 1.0, C order).
+std::string npy_bytes(const torch::Tensor& t);
+// The .npz bytes of `arrays` (NAME.npy each, uncompressed as numpy.savez
+// and Marian write them), in name order.
+std::string npz_bytes(const std::map<std::string, torch::Tensor>& arrays);
+
 }  // namespace nmt::interop

@@ -15,6 +15,7 @@
 #include "data_test_util.h"
 #include "decode/translation.h"
 #include "document/zip_archive.h"
+#include "interop/marian_export.h"
 #include "interop/marian_model.h"
 #include "interop/model_loader.h"
 #include "interop/npz_file.h"
@@ -205,6 +206,37 @@ TEST(MarianModel, BadFilesAreRefusedNamingTheFileAndTheFault) {
   EXPECT_TRUE(test::throws_with<DataError>([&] { load(twice); }, {twice + "/decoder.yml", "vocabs"}));
 }
 
+TEST(MarianModel, ExportsAFolderThatReadsBackToTheSameResults) {
+  const auto all = expected();
+  test::TempDir dir;
+  for (const char* name : {"pre_relu_separate", "post_swish_tied_all"}) {
+    SCOPED_TRACE(name);
+    const auto loaded = interop::load_model(marian_dir() + "/" + name, "", torch::kCPU);
+    const std::string out = dir.path(name);
+    interop::export_marian(loaded, out);
+    size_t compared = 0, skipped = 0;
+    expect_ct2s_results(out, all.at("variants").at(name), all.at("targets"), compared, skipped);
+    EXPECT_GT(compared, 0u);
+    // Marian's own reader (cnpy) takes stored arrays only: the file is at least their bytes.
+    int64_t bytes = 0;
+    for (const auto& [n, t] : interop::read_npz(out + "/model.npz").arrays) bytes += t.numel() * t.element_size();
+    EXPECT_GE(static_cast<int64_t>(fs::file_size(out + "/model.npz")), bytes);
+    // The vocabularies in YAML read back token for token (quoted and complex keys included).
+    const std::string src = fs::exists(out + "/vocab.yml") ? out + "/vocab.yml" : out + "/vocab.src.yml";
+    const auto tokens = interop::read_marian_vocabulary(src);
+    ASSERT_EQ(static_cast<int64_t>(tokens.size()), loaded.vocabs.src->size());
+    for (int32_t id = 0; id < loaded.vocabs.src->size(); ++id) EXPECT_EQ(tokens[id], loaded.vocabs.src->id_to_piece(id));
+    EXPECT_THROW(interop::export_marian(loaded, out), UsageError);  // never over an existing folder
+  }
+  // A model Marian cannot compute (ours: the decoder reads its start token) is refused, nothing written.
+  storage::LoadedModel ours;
+  ours.config.model = test::tiny_model_config();
+  ours.model = test::tiny_model(1);
+  EXPECT_TRUE(test::throws_with<UsageError>([&] { interop::export_marian(ours, dir.path("ours")); },
+                                            {"start token", "--export ct2"}));
+  EXPECT_FALSE(fs::exists(dir.path("ours")));
+}
+
 TEST(NpzFile, ReadsWhatNumPyWritesAndRefusesWhatItCannot) {
   const auto npz = interop::read_npz(marian_dir() + "/pre_relu_separate/model.npz");
   EXPECT_EQ(npz.at("encoder_l1_self_Wq").sizes(), torch::IntArrayRef({16, 16}));
@@ -222,6 +254,17 @@ TEST(NpzFile, ReadsWhatNumPyWritesAndRefusesWhatItCannot) {
   std::string other = good;
   other.replace(other.find("|i1"), 3, "<f8");
   EXPECT_TRUE(test::throws_with<DataError>([&] { interop::parse_npy(other, "x"); }, {"'<f8'"}));
+  // What we write reads back, every type and rank; NumPy's own bytes for a float vector.
+  for (const auto& t : {torch::randn({3, 5}), torch::randn({7}), torch::arange(6, torch::kInt).reshape({1, 2, 3}),
+                        torch::randn({2, 2}).to(torch::kHalf)}) {
+    const auto back = interop::parse_npy(interop::npy_bytes(t), "t");
+    EXPECT_TRUE(torch::equal(back, t));
+    EXPECT_EQ(interop::npy_bytes(t).size() % 64, static_cast<size_t>(t.numel() * t.element_size()) % 64);
+  }
+  const std::string ones = interop::npy_bytes(torch::ones({2}));  // numpy.save(f, numpy.ones(2, numpy.float32)):
+  EXPECT_EQ(ones.size(), 136u);
+  EXPECT_EQ(ones.substr(0, 70), std::string("\x93NUMPY\x01\x00v\x00", 10) +
+                                    "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }   ");
 }
 
 }  // namespace
