@@ -6,6 +6,7 @@
         [--ct2-types auto] [--repeat 3]
     CT2_PYTHONPATH=DIR bench/ct2_compare.py --equal MODEL_DIR SRC [--limit 1000]
     CT2_PYTHONPATH=DIR bench/ct2_compare.py --sample [options as above]
+    CT2_PYTHONPATH=DIR bench/ct2_compare.py --sample --imported [options as above]
 
 --sample compares on the sample recipe's model (`configs/sample.json`: d128, 3+3, pre-norm,
 a joint vocabulary of 1,000), the model a new user trains first, in runs/sample (--sample-dir),
@@ -29,6 +30,9 @@ oneDNN is 2.6: its Conv1D, used by Whisper only, needs oneDNN 3; disable it.)
 
 The model is converted into WORK/ct2_model by bench/ct2_convert.py (our reference-named
 export through `translator --export-state-dict`, mapped onto CTranslate2's TransformerSpec).
+--imported: ours then decodes not the model directory but that CTranslate2 model read back
+by `translator --import` (WORK/imported: what a user who brings a CTranslate2 model runs),
+so that both engines run the same CTranslate2 model.
 
 Speed (default): for each P in --parallel, ours is decode_bench (--threads T
 --parallel-batches P) and CTranslate2 runs inter_threads P x intra_threads T/P; both
@@ -232,6 +236,22 @@ def cpu_description():
                                                    " ".join(missing) or "-")
 
 
+def import_ct2_model(a, ct2_model):
+    """The CTranslate2 model read back by `translator --import` (its SentencePiece models beside it
+    under the names OPUS-MT's conversions use); returns the imported directory."""
+    import shutil
+    folder, imported = os.path.join(a.work, "ct2_to_import"), os.path.join(a.work, "imported")
+    for d in (folder, imported):
+        shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(ct2_model, folder)
+    shutil.copy(os.path.join(ct2_model, "src.spm.model"), os.path.join(folder, "source.spm"))
+    shutil.copy(os.path.join(ct2_model, "tgt.spm.model"), os.path.join(folder, "target.spm"))
+    subprocess.run([os.path.join(a.build, "translator"), "--import", folder, "--out", imported], check=True,
+                   stdout=subprocess.DEVNULL)
+    print("ours decodes %s, imported from the CTranslate2 conversion" % imported, flush=True)
+    return imported
+
+
 def ensure_sample_model(a):
     """Trains the sample recipe into a.model unless a finished training is there."""
     if os.path.exists(os.path.join(a.model, "decoding.json")):
@@ -250,6 +270,8 @@ def main():
     ap.add_argument("--sample", action="store_true", help="the sample recipe's model (trained if missing)")
     ap.add_argument("--sample-dir", default="runs/sample")
     ap.add_argument("--equal", action="store_true")
+    ap.add_argument("--imported", action="store_true",
+                    help="ours decodes the CTranslate2 conversion read back by translator --import")
     ap.add_argument("--limit", type=int, default=0, help="first N lines (0: all; --equal: 1000)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch1-lines", type=int, default=200, help="lines for the rows of batch 1")
@@ -292,6 +314,8 @@ def main():
     ct2_model = os.path.join(a.work, "ct2_model")
     print("CTranslate2 %s; converting %s" % (probe.stdout.strip(), a.model), flush=True)
     worker(["convert", a.model, ct2_model, os.path.join(a.build, "translator")])
+    if a.imported:
+        a.model = import_ct2_model(a, ct2_model)
     print("%s; %d threads; OpenBLAS settings unset" % (cpu_description(), a.threads), flush=True)
     if a.equal:
         equal(a, ct2_model, src)

@@ -3,7 +3,9 @@
 # training on a mounted directory, a resume, a translation, the image's
 # default command (the sample demo), and the server with --models-dir
 # answering curl, three LibreTranslate client libraries from npm and the page
-# in Debian's chromium from outside, then exiting 0 on SIGTERM; prints the
+# in Debian's chromium from outside, then exiting 0 on SIGTERM; the demo's model
+# exported as an Argos Translate package and served, with no model named, from
+# a packages folder mounted read-only where LibreTranslate keeps them; prints the
 # image's size and the server's startup time. Fails loudly on any step. Uses `docker`
 # where an engine answers; otherwise, as root on Debian, podman + buildah with
 # a debootstrap base image (no registry needed).
@@ -136,6 +138,37 @@ typed=$(echo "$seen" | python3 -c 'import json,sys; print(json.load(sys.stdin)["
 stop_server
 [ "$server_rc" = 0 ] || fail "the server exited with $server_rc after SIGTERM, not 0"
 echo "the server exited 0 after SIGTERM"
+
+step "serve a mounted Argos Translate packages folder, read-only, as LibreTranslate's image does"
+# The demo's model exported by the image as a package, then served from where
+# argos-translate keeps packages in the container's home, with no model named.
+mkdir -p "$work/argos-packages"
+chmod 777 "$work/argos-packages"
+run translator --model /work/sample-run --export argos --out /work/argos-packages/translate-en_de-1_0 ||
+  fail "translator --export argos in the image"
+[ -f "$work/argos-packages/translate-en_de-1_0/metadata.json" ] || fail "no package written to the volume"
+packages=/home/nmt/.local/share/argos-translate/packages
+if docker_engine; then
+  cid=$(docker run -d -p "$port:$port" -v "$work/argos-packages:$packages:ro" "$image" \
+        translator --serve --host 0.0.0.0 --port "$port") || fail "docker run --serve (packages)"
+else
+  c=$(buildah from --pull=never "localhost/$image")
+  buildah run --isolation chroot --network host -v "$work/argos-packages:$packages:ro" "$c" -- \
+    translator --serve --host 0.0.0.0 --port "$port" > "$work/serve-argos.log" 2>&1 &
+  server=$!
+fi
+for _ in $(seq 600); do curl -sf "http://127.0.0.1:$port/ready" >/dev/null 2>&1 && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$port/ready" >/dev/null || { cat "$work/serve-argos.log" 2>/dev/null; fail "the packages server did not get ready"; }
+languages=$(curl -sf "http://127.0.0.1:$port/languages") || fail "GET /languages (packages)"
+echo "languages: $languages"
+echo "$languages" | grep -q '"code":"de"' || fail "/languages of the packages folder does not list de"
+from_package=$(curl -sf "http://127.0.0.1:$port/translate" -d "q=$text&source=en&target=de" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["translatedText"])') || fail "POST /translate (packages)"
+echo "from the package: $from_package"
+[ -n "$from_package" ] || fail "the package served an empty translation"
+stop_server
+[ "$server_rc" = 0 ] || fail "the packages server exited with $server_rc after SIGTERM, not 0"
+echo "the packages server exited 0 after SIGTERM"
 
 echo
 echo "docker_proof: all steps passed (work directory: $work)"
