@@ -1,5 +1,6 @@
 #include "interop/imported_model.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,9 @@ Config config_of(const ImportedModel& m) {
   config.data.src_lang = m.source_lang;
   config.data.tgt_lang = m.target_lang;
   config.data.target_tags = m.target_tags;
+  // The vocabulary as read, not a default of one trained here.
+  config.vocab.size = std::max<int64_t>(16, static_cast<int64_t>(m.tgt_tokens.size()));  // 16: the least vocab.size takes
+  config.vocab.joint = m.joint;
   return config;
 }
 
