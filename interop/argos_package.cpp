@@ -10,6 +10,7 @@
 #include "data/language_pair.h"
 #include "document/zip_archive.h"
 #include "interop/ct2_export.h"
+#include "interop/ct2_directory.h"
 #include "interop/ct2_transformer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"

@@ -1,9 +1,6 @@
-// CTranslate2 model directories of a TransformerSpec (sequence to sequence):
-// model.bin (interop/ct2_model_file.h), config.json where present, and the
-// vocabularies as `shared_vocabulary`, or `source_vocabulary` and
-// `target_vocabulary`, each `.txt` (a token a line) or `.json` (an array);
-// with `source.spm` and `target.spm` (or one `sentencepiece.model`) beside
-// them, text is cut by those SentencePiece models, else at spaces.
+// A CTranslate2 TransformerSpec (sequence to sequence) as our model: the
+// model.bin of a directory (interop/ct2_directory.h), of an Argos Translate
+// package, or Marian's parameters renamed to CTranslate2's.
 //
 // The spec's options become options of our model (pre- or post-norm, the
 // final norms, embedding scale, stored or generated position encodings,
@@ -25,12 +22,6 @@ namespace nmt::interop {
 // empty for an id without one (Tanh, Sigmoid).
 std::string ct2_activation_name(double id);
 int ct2_activation_id(const std::string& name);
-
-// Whether dir holds a model.bin (a CTranslate2 model directory).
-bool is_ct2_model_dir(const std::string& dir);
-
-// Reads dir. A DataError (exit 3) names the file and what is wrong.
-ImportedModel import_ct2_model(const std::string& dir);
 
 // The model of a read model.bin with its config.json (an empty object when
 // there is none), into `out`, whose origin and token lists (src_tokens,

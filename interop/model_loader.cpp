@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "interop/argos_package.h"
+#include "interop/ct2_directory.h"
 #include "interop/ct2_transformer.h"
 #include "interop/marian_model.h"
 #include "util/error.h"
