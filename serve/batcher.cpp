@@ -1,7 +1,9 @@
 #include "serve/batcher.h"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include <ATen/Parallel.h>
 
@@ -16,6 +18,7 @@ struct Batcher::Request {
   std::mutex mutex;
   std::condition_variable done;
   size_t pending = 0;  // sentences not yet translated
+  size_t queued = 0;   // of them, still in the queue (under the batcher's mutex)
   std::exception_ptr error;
 };
 
@@ -165,6 +168,8 @@ void Batcher::enqueue_and_wait(const std::shared_ptr<Request>& request, std::vec
                       std::to_string(options_.queue_sentences) + " sentences waiting); try again shortly.");
     }
     request->pending = items.size();
+    request->queued = items.size();
+    ++queued_requests_;
     for (auto& item : items) {
       queued_tokens_ += item.tokens;
       queue_.push_back(std::move(item));
@@ -193,9 +198,12 @@ bool Batcher::budget_full() const {
   return static_cast<int64_t>(queue_.size()) >= options_.round_sentences || queued_tokens_ >= options_.round_tokens;
 }
 
-// Waits for work, then for company until the budget is full or max_wait_ms
-// have passed since the later of the oldest sentence's arrival and the end of
-// the last round; takes the oldest sentences that fit.
+// Waits for work, then for company until the budget is full, as many
+// requests wait as the last round served (the clients it answered, asking
+// again), or max_wait_ms have passed since the later of the oldest
+// sentence's arrival and the end of the last round; takes the oldest
+// sentences that fit. A lone client is never kept waiting for company that
+// is not coming; a crowd is waited for as before.
 std::vector<Batcher::Item> Batcher::next_round() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
@@ -205,8 +213,9 @@ std::vector<Batcher::Item> Batcher::next_round() {
   if (queue_.empty()) return {};
   const auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double, std::milli>(options_.max_wait_ms));
+  const size_t company = std::max<size_t>(1, last_round_requests_);
   wake_.wait_until(lock, std::max(queue_.front().arrived, free_since_) + wait,
-                   [&] { return stopping_ || budget_full(); });
+                   [&] { return stopping_ || budget_full() || queued_requests_ >= company; });
   // The oldest sentence and those after it that are searched the same way
   // (most requests use the server's options; others wait for a round of
   // their own), as long as the budget holds.
@@ -220,9 +229,13 @@ std::vector<Batcher::Item> Batcher::next_round() {
     }
     if (!round.empty() && tokens + it->tokens > options_.round_tokens) break;
     tokens += it->tokens;
+    if (--it->request->queued == 0) --queued_requests_;
     round.push_back(std::move(*it));
     it = queue_.erase(it);
   }
+  std::set<const Request*> served;
+  for (const auto& item : round) served.insert(item.request.get());
+  last_round_requests_ = served.size();
   queued_tokens_ -= tokens;
   metrics_.add_queued(-static_cast<int64_t>(round.size()));
   return round;

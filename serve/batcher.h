@@ -14,8 +14,9 @@
 // next one queues splits the clients into groups that never meet again, and
 // each batch holds sentences of every length, so it decodes as long as its
 // longest. A round takes everyone who is waiting, and the worker, once free,
-// waits the same few milliseconds for the clients it has just answered, so
-// the length sort has the whole crowd to choose from.
+// waits up to the same few milliseconds for the clients it has just answered
+// (as many requests as that round served), so the length sort has the whole
+// crowd to choose from, while a lone client is answered without a wait.
 #pragma once
 
 #include <chrono>
@@ -121,6 +122,8 @@ class Batcher {
   std::deque<Item> queue_;
   std::deque<std::shared_ptr<Task>> tasks_;
   int64_t queued_tokens_ = 0;
+  size_t queued_requests_ = 0;      // requests with sentences in the queue
+  size_t last_round_requests_ = 0;  // requests the last round served: the company the next one waits for
   bool stopping_ = false;
   std::chrono::steady_clock::time_point free_since_;  // when the worker finished its last round (worker only)
   std::thread worker_;

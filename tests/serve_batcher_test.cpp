@@ -3,6 +3,7 @@
 // nothing is taken after stop().
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 
 #include "serve/batcher.h"
@@ -49,6 +50,19 @@ TEST_F(BatcherTest, ConcurrentCallersGetWhatTheirLinesAloneGive) {
   for (auto& t : callers) t.join();
   EXPECT_EQ(got, expected);
   EXPECT_NE(metrics_.prometheus_text().find("nmt_sentences_total 16\n"), std::string::npos);
+}
+
+TEST_F(BatcherTest, ALoneCallerIsNotKeptWaitingForCompany) {
+  // The worker waits for as many requests as its last round served: with one
+  // caller, none. A wait of 20 s would show; one short sentence takes well under one.
+  BatcherOptions options;
+  options.max_wait_ms = 20000;
+  Batcher batcher(*translator_, options, metrics_);
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(batcher.translate({"Ein Hund."}).size(), 1u);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << "call " << i;
+  }
 }
 
 TEST_F(BatcherTest, ARequestTheQueueCannotTakeIsRefusedAtOnce) {
