@@ -130,7 +130,9 @@ std::string decoder_yaml(const std::string& src_vocab, const std::string& tgt_vo
   y << YAML::Key << "models" << YAML::Value << std::vector<std::string>{"model.npz"};
   y << YAML::Key << "vocabs" << YAML::Value << std::vector<std::string>{src_vocab, tgt_vocab};
   y << YAML::Key << "beam-size" << YAML::Value << (decoding ? decoding->beam : 4);
-  y << YAML::Key << "normalize" << YAML::Value << (decoding ? decoding->length_penalty : 1.0);
+  // Marian divides by length^normalize: our penalty where it has that form, else OPUS-MT's 1.
+  const bool power = decoding && decoding->length_penalty_form == "power";
+  y << YAML::Key << "normalize" << YAML::Value << (power ? decoding->length_penalty : 1.0);
   y << YAML::Key << "word-penalty" << YAML::Value << 0;
   y << YAML::EndMap;
   return std::string(y.c_str()) + "\n";
