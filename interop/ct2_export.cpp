@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "interop/ct2_transformer.h"
+#include "util/atomic_directory.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 
@@ -94,6 +95,23 @@ nlohmann::json config_of(const storage::LoadedModel& loaded) {
           {"multi_query_attention", false}};
 }
 
+// The directory's files, into dir.
+void write_ct2_folder(const storage::LoadedModel& loaded, const fs::path& dir) {
+  model::Transformer model = loaded.model;
+  write_file_atomically((dir / "model.bin").string(), ct2_model_file_bytes(ct2_transformer_file(*model)));
+  write_file_atomically((dir / "config.json").string(), config_of(loaded).dump(2) + "\n");
+  const auto& v = loaded.vocabs;
+  const bool shared = v.src == v.tgt;
+  const nlohmann::json src = tokens_of(*v.src), tgt = tokens_of(*v.tgt);
+  write_file_atomically((dir / (shared ? "shared_vocabulary.json" : "source_vocabulary.json")).string(), src.dump());
+  if (!shared) write_file_atomically((dir / "target_vocabulary.json").string(), tgt.dump());
+  const std::string src_pieces = v.src->segmenter_path(), tgt_pieces = v.tgt->segmenter_path();
+  if (!src_pieces.empty() && !tgt_pieces.empty()) {
+    fs::copy_file(src_pieces, dir / "source.spm");
+    fs::copy_file(tgt_pieces, dir / "target.spm");
+  }
+}
+
 }  // namespace
 
 Ct2ModelFile ct2_transformer_file(model::TransformerImpl& model) {
@@ -133,34 +151,12 @@ Ct2ModelFile ct2_transformer_file(model::TransformerImpl& model) {
 void export_ct2(const storage::LoadedModel& loaded, const std::string& out_dir) {
   std::error_code ec;
   if (fs::exists(out_dir, ec)) throw UsageError("--out " + out_dir + " exists; name a new directory to export to.");
-  const fs::path tmp = out_dir + temporary_suffix();
-  fs::remove_all(tmp, ec);
   try {
-    fs::create_directories(tmp);
-    model::Transformer model = loaded.model;
-    write_file_atomically((tmp / "model.bin").string(), ct2_model_file_bytes(ct2_transformer_file(*model)));
-    write_file_atomically((tmp / "config.json").string(), config_of(loaded).dump(2) + "\n");
-    const auto& v = loaded.vocabs;
-    const bool shared = v.src == v.tgt;
-    const nlohmann::json src = tokens_of(*v.src), tgt = tokens_of(*v.tgt);
-    write_file_atomically((tmp / (shared ? "shared_vocabulary.json" : "source_vocabulary.json")).string(), src.dump());
-    if (!shared) write_file_atomically((tmp / "target_vocabulary.json").string(), tgt.dump());
-    const std::string src_pieces = v.src->segmenter_path(), tgt_pieces = v.tgt->segmenter_path();
-    if (!src_pieces.empty() && !tgt_pieces.empty()) {
-      fs::copy_file(src_pieces, tmp / "source.spm");
-      fs::copy_file(tgt_pieces, tmp / "target.spm");
-    }
-    fs::rename(tmp, out_dir);
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
-    throw Error("Cannot write the CTranslate2 model to " + out_dir + ": " + e.what(), kExitOther);
+    write_directory_atomically(out_dir, "the CTranslate2 model",
+                               [&](const fs::path& dir) { write_ct2_folder(loaded, dir); });
   } catch (const nlohmann::json::exception& e) {
-    fs::remove_all(tmp, ec);
     throw DataError("The vocabulary of the model cannot be written as JSON (a token that is not UTF-8?): " +
                     std::string(e.what()));
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "storage/checkpoint.h"
 #include "storage/decoding_choice.h"
+#include "util/atomic_directory.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 
@@ -81,9 +82,7 @@ void write_native_model_dir(const ImportedModel& m, const std::string& out_dir) 
   if (fs::exists(out_dir, ec)) {
     throw UsageError("--out " + out_dir + " exists; name a new directory for the imported model.");
   }
-  const fs::path tmp = out_dir + temporary_suffix();
-  fs::remove_all(tmp, ec);
-  try {
+  write_directory_atomically(out_dir, "the imported model", [&](const fs::path& tmp) {
     const storage::ModelDirPaths paths(tmp.string());
     fs::create_directories(paths.vocab_dir);
     fs::create_directories(paths.checkpoints);
@@ -113,14 +112,7 @@ void write_native_model_dir(const ImportedModel& m, const std::string& out_dir) 
     checkpoint.state = {{"step", 0}, {"imported_from", m.origin}, {"format", m.format}};
     storage::save_checkpoint(paths.last, checkpoint);
     storage::write_decoding_choice(paths.decoding, m.decoding);
-    fs::rename(tmp, out_dir);
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
-    throw Error("Cannot write the imported model to " + out_dir + ": " + e.what(), kExitOther);
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
-  }
+  });
 }
 
 }  // namespace nmt::interop

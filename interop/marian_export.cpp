@@ -10,6 +10,7 @@
 #include "interop/marian_model.h"
 #include "interop/npz_file.h"
 #include "storage/state_dict.h"
+#include "util/atomic_directory.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "vocab/token_list_vocab.h"
@@ -166,8 +167,7 @@ std::string model_npz(model::TransformerImpl& model) {
   return npz_bytes(w.arrays);
 }
 
-void write_folder(const storage::LoadedModel& loaded, const fs::path& dir) {
-  fs::create_directories(dir);
+void write_marian_folder(const storage::LoadedModel& loaded, const fs::path& dir) {
   model::Transformer model = loaded.model;
   write_file_atomically((dir / "model.npz").string(), model_npz(*model));
   const auto& v = loaded.vocabs;
@@ -194,18 +194,8 @@ void export_marian(const storage::LoadedModel& loaded, const std::string& out_di
   }
   std::error_code ec;
   if (fs::exists(out_dir, ec)) throw UsageError("--out " + out_dir + " exists; name a new directory to export to.");
-  const fs::path tmp = out_dir + temporary_suffix();
-  fs::remove_all(tmp, ec);
-  try {
-    write_folder(loaded, tmp);
-    fs::rename(tmp, out_dir);
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
-    throw Error("Cannot write the Marian model to " + out_dir + ": " + e.what(), kExitOther);
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
-  }
+  write_directory_atomically(out_dir, "the Marian model",
+                             [&](const fs::path& dir) { write_marian_folder(loaded, dir); });
 }
 
 }  // namespace nmt::interop

@@ -14,6 +14,7 @@
 
 #include "data_test_util.h"
 #include "decode/translation.h"
+#include "tests/ct2_expected_util.h"
 #include "document/zip_archive.h"
 #include "interop/marian_export.h"
 #include "interop/marian_model.h"
@@ -30,58 +31,11 @@ namespace fs = std::filesystem;
 std::string marian_dir() { return test::fixtures_dir() + "/marian"; }
 nlohmann::json expected() { return nlohmann::json::parse(test::read_text(marian_dir() + "/expected.json")); }
 
-std::vector<int64_t> token_ids(const vocab::Vocab& v, const nlohmann::json& tokens) {
-  std::vector<int64_t> ids;
-  for (const auto& t : tokens) ids.push_back(v.piece_id(t.get<std::string>()));
-  return ids;
-}
-
-constexpr size_t kMaxDecodingLength = 20;  // max_decoding_length of the fixtures
-
-// CTranslate2's search as the fixtures ran it.
-decode::TranslatorOptions ct2_search(int64_t beam) {
-  decode::TranslatorOptions options;
-  options.search.beam = beam;
-  options.search.length_penalty = 1.0;
-  options.search.length_penalty_form = decode::LengthPenaltyForm::kPower;
-  options.search.min_length = 1;
-  options.search.max_len_a = 0;
-  options.search.max_len_b = static_cast<int64_t>(kMaxDecodingLength);
-  return options;
-}
-
-// Tokens, scores (beam 1 and 2) and score_batch's log-probabilities of the
-// model at `path` against what CTranslate2 gave; counts what was compared.
-void expect_ct2s_results(const std::string& path, const nlohmann::json& want, const nlohmann::json& targets_json,
+// Our results for the model at `path` against CTranslate2's for the variant.
+void expect_ct2s_results(const std::string& path, const nlohmann::json& want, const nlohmann::json& targets,
                          size_t& compared, size_t& skipped) {
   const auto loaded = interop::load_model(path, "", torch::kCPU);
-  std::vector<std::vector<int64_t>> sources, targets;
-  for (const auto& s : want.at("sources")) sources.push_back(token_ids(*loaded.vocabs.src, s));
-  for (const auto& t : targets_json) targets.push_back(token_ids(*loaded.vocabs.tgt, t));
-  for (int64_t beam : {1, 2}) {
-    decode::Translator t(loaded.model, loaded.vocabs, ct2_search(beam));
-    const auto found = t.translate_ids(sources);
-    const auto& rows = want.at("beam" + std::to_string(beam));
-    for (size_t i = 0; i < sources.size(); ++i) {
-      const auto& row = rows.at(i);
-      if (row.at("tokens").size() >= kMaxDecodingLength) {  // CTranslate2 ends at the limit without an end token; ours forces one
-        ++skipped;
-        continue;
-      }
-      ++compared;
-      EXPECT_EQ(found[i].at(0).tokens, token_ids(*loaded.vocabs.tgt, row.at("tokens"))) << "beam " << beam << " line " << i;
-      EXPECT_NEAR(found[i].at(0).score, row.at("score").get<double>(), 1e-4) << "beam " << beam << " line " << i;
-    }
-  }
-  const auto scores = decode::Translator(loaded.model, loaded.vocabs, {}).score_targets(sources, targets);
-  for (size_t i = 0; i < scores.size(); ++i) {
-    const auto& lp = want.at("score_batch").at(i);
-    ASSERT_EQ(scores[i].size(), lp.size()) << i;
-    for (size_t j = 0; j < lp.size(); ++j) {
-      const double e = lp.at(j).get<double>();
-      EXPECT_NEAR(scores[i][j], e, 1e-5 + 1e-5 * std::abs(e)) << "pair " << i << " token " << j;
-    }
-  }
+  test::expect_ct2_results(loaded, want.at("sources"), targets, want, compared, skipped);
 }
 
 TEST(MarianModel, EveryVariantGivesWhatCTranslate2GivesForItsConversion) {
@@ -106,8 +60,10 @@ TEST(MarianModel, ASentenceGivesTheSameBitsAloneAndInABatch) {
     SCOPED_TRACE(name);
     const auto loaded = interop::load_model(marian_dir() + "/" + name, "", torch::kCPU);
     std::vector<std::vector<int64_t>> sources;
-    for (const auto& s : all.at("variants").at(name).at("sources")) sources.push_back(token_ids(*loaded.vocabs.src, s));
-    decode::Translator t(loaded.model, loaded.vocabs, ct2_search(2));
+    for (const auto& s : all.at("variants").at(name).at("sources")) {
+      sources.push_back(test::token_ids(*loaded.vocabs.src, s));
+    }
+    decode::Translator t(loaded.model, loaded.vocabs, test::ct2_fixture_search(2));
     const auto together = t.translate_ids(sources);
     for (size_t i = 0; i < sources.size(); ++i) {
       const auto alone = t.translate_ids({sources[i]});
