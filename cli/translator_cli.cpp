@@ -168,6 +168,12 @@ void add_options(CLI::App& app, Args& a) {
                "words went unattended, and report what stays uncovered (default: on)");
   app.add_option("--coverage-threshold", a.options.coverage.threshold,
                  "Attention mass a source word needs to count as translated (default: learned, DIR/lengths.json)");
+  app.add_flag("--placeholders,!--no-placeholders", a.options.placeholders.enabled,
+               "Keep format placeholders (%s, {0}, {{name}}, ${name}), inline tags, URLs and e-mail addresses out of "
+               "the model's sight and put them back verbatim where the translation aligns them (default: on)");
+  app.add_flag("--colon-placeholders", a.options.placeholders.colon_names, "Also keep :name placeholders verbatim");
+  app.add_option("--keep-verbatim", a.options.placeholders.literals,
+                 "A string to keep untranslated wherever it occurs (repeatable: product names, code)");
   app.add_option("--source-lang", a.source_lang,
                  "With a model trained on several directions: the language translated from (e.g. de)");
   app.add_option("--target-lang", a.target_lang,

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "decode/line_alignment.h"
+#include "decode/placeholder_restore.h"
 #include "text/html_document.h"
 #include "text/utf8.h"
 
@@ -67,6 +68,7 @@ struct HtmlTranslator::Job {
   std::vector<size_t> elements;   // the run's elements in the unit
   size_t plan = 0;
   std::vector<torch::Tensor> attention;  // per piece of an aligned unit
+  std::optional<std::string> restored;   // a whole run's translation with its placeholders put back
 };
 
 HtmlTranslator::HtmlTranslator(Translator& translator, PlanTranslator plans, ModelCall model_call,
@@ -76,8 +78,14 @@ HtmlTranslator::HtmlTranslator(Translator& translator, PlanTranslator plans, Mod
       model_call_(std::move(model_call)),
       alignment_layer_(alignment_layer.value_or(default_alignment_layer(translator))),
       splitter_(translator.options().source_language) {
+  set_placeholders(translator.options().placeholders);
   if (!plans_) plans_ = [this](const std::vector<LinePlan>& plans) { return translator_.translate_plans(plans); };
   if (!model_call_) model_call_ = [](const std::function<void()>& f) { f(); };
+}
+
+void HtmlTranslator::set_placeholders(text::PlaceholderOptions placeholders) {
+  placeholders_ = std::move(placeholders);
+  placeholders_.tags = false;  // a tag in a run's text was written as &lt;...&gt;: text, not markup
 }
 
 std::vector<HtmlTranslation> HtmlTranslator::translate(const std::vector<std::string>& documents) {
@@ -126,7 +134,7 @@ void HtmlTranslator::plan_document(size_t d, const text::HtmlDocument& doc, std:
       Job job;
       job.doc = d, job.run = r, job.plan = plans.size();
       job.unit = job.inner = {0, run.text.size()};
-      plans.push_back(translator_.plan(run.text, /*split_sentences=*/true));
+      plans.push_back(translator_.plan(run.text, /*split_sentences=*/true, placeholders_));
       jobs.push_back(std::move(job));
       continue;
     }
@@ -140,7 +148,7 @@ void HtmlTranslator::plan_document(size_t d, const text::HtmlDocument& doc, std:
       for (size_t e = 0; e < run.elements.size(); ++e) {
         if (unit_of[e] == u) job.elements.push_back(e);
       }
-      plans.push_back(translator_.plan(std::string(job.inner.of(run.text)), /*split_sentences=*/false));
+      plans.push_back(translator_.plan(std::string(job.inner.of(run.text)), /*split_sentences=*/false, placeholders_));
       jobs.push_back(std::move(job));
     }
   }
@@ -152,8 +160,13 @@ void HtmlTranslator::attend(const std::vector<LinePlan>& plans,
   const int64_t layer = alignment_layer_;
   model_call_([&] {
     for (Job& job : jobs) {
-      if (job.elements.empty()) continue;
       const LinePlan& plan = plans[job.plan];
+      if (job.elements.empty() && !plan.masked.atoms.empty()) {
+        auto t = translator_.rebuild(plan, hypotheses[job.plan]);
+        restore_placeholders(translator_, t, layer);
+        job.restored = t.texts.front();
+      }
+      if (job.elements.empty()) continue;
       job.attention = piece_attention(translator_, plan, hypotheses[job.plan], layer);
     }
   });
@@ -166,6 +179,11 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
   const std::string lead(text::Span{job.unit.begin, job.inner.begin}.of(run.text));
   const std::string trail(text::Span{job.inner.end, job.unit.end}.of(run.text));
   const std::string inner(job.inner.of(run.text));
+  if (job.restored) {
+    return run.attribute ? *job.restored
+                         : text::escape_html_text(lead) + text::escape_html_text(*job.restored) +
+                               text::escape_html_text(trail);
+  }
   if (job.elements.empty()) {
     const auto t = translator_.rebuild(plan, hypotheses);
     if (t.texts.empty()) {  // nothing the model translates: the source as it was
@@ -176,13 +194,18 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
     if (run.attribute) return t.texts.front();
     return text::escape_html_text(lead) + text::escape_html_text(t.texts.front()) + text::escape_html_text(trail);
   }
+  auto words = aligned_words(translator_, plan.text, plan, hypotheses, job.attention, job.inner.begin);
+  const bool masked = !plan.masked.atoms.empty() && !words.empty();
+  // Positions in the text the model saw (without the placeholders); the placeholders as words of their own.
+  const auto seen = [&](size_t at) { return masked ? job.inner.begin + plan.masked.masked_position(at - job.inner.begin) : at; };
+  if (masked) words = text::place_atom_words(std::move(words), plan.masked, job.inner.begin);
   std::vector<text::MarkupElement> elements;
   std::vector<int> local(run.elements.size(), -1);
   for (size_t e : job.elements) {
     const text::InlineElement& el = run.elements[e];
     text::MarkupElement m;
-    m.begin = el.begin;
-    m.end = el.end;
+    m.begin = seen(el.begin);
+    m.end = seen(el.end);
     m.parent = el.parent >= 0 ? local[static_cast<size_t>(el.parent)] : -1;
     m.open = doc.with_attributes(el.open, outputs);
     // No end tag where the source had none: one written out would change how
@@ -191,7 +214,6 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
     local[e] = static_cast<int>(elements.size());
     elements.push_back(std::move(m));
   }
-  auto words = aligned_words(translator_, inner, plan, hypotheses, job.attention, job.inner.begin);
   if (words.empty()) words = source_words(inner, job.inner.begin);  // nothing translated: keep the source's words
   return text::escape_html_text(lead) + text::transfer_markup(words, elements) + text::escape_html_text(trail);
 }

@@ -45,6 +45,8 @@ class HtmlTranslator {
                           std::optional<int64_t> alignment_layer = std::nullopt);
 
   std::vector<HtmlTranslation> translate(const std::vector<std::string>& documents);
+  // What is kept verbatim in the text (default: the translator's options; inline tags are markup here).
+  void set_placeholders(text::PlaceholderOptions placeholders);
 
 
  private:
@@ -61,6 +63,7 @@ class HtmlTranslator {
   PlanTranslator plans_;
   ModelCall model_call_;
   int64_t alignment_layer_;
+  text::PlaceholderOptions placeholders_;
   text::SentenceSplitter splitter_;
 };
 

@@ -19,6 +19,7 @@
 #include "decode/coverage_check.h"
 #include "decode/hypothesis.h"
 #include "text/clause_shape.h"
+#include "text/masked_text.h"
 #include "text/sentence_splitter.h"
 #include "text/split_to_fit.h"
 #include "vocab/vocab.h"
@@ -27,6 +28,11 @@ namespace nmt::decode {
 
 struct LinePlan {
   std::string text;  // the line planned (the spans below index into it)
+  // The placeholders, URLs and other protected spans taken out of the line
+  // before planning (text/masked_text.h): `masked.text` is `text`, and
+  // decode/placeholder_restore.h puts them back into the translation. No
+  // atoms: nothing was taken out.
+  text::MaskedText masked;
   std::vector<std::vector<int64_t>> pieces;  // subword ids without sos/eos, each within the model's length
   // Where each piece comes from: the line's bytes it encodes, and the index
   // of its first id in that text's encoding (0 unless a word too long for

@@ -10,6 +10,8 @@
 #include "decode/checked_translation.h"
 #include "decode/model_scorer.h"
 #include "decode/parallel_batches.h"
+#include "decode/placeholder_restore.h"
+#include "decode/line_alignment.h"
 #include "decode/sampling.h"
 #include "util/error.h"
 
@@ -159,11 +161,18 @@ int64_t Translator::coverage_layer() const {
 LinePlan Translator::plan(const std::string& line) const { return plan(line, options_.split_sentences); }
 
 LinePlan Translator::plan(const std::string& line, bool split_sentences) const {
+  return plan(line, split_sentences, options_.placeholders);
+}
+
+LinePlan Translator::plan(const std::string& line, bool split_sentences,
+                          const text::PlaceholderOptions& placeholders) const {
   if (!planner_) throw DataError("This translator was built without vocabularies; it cannot translate text.");
   const size_t tab = options_.target_prefix ? line.find('\t') : std::string::npos;
-  if (tab == std::string::npos) return planner_->plan(line, split_sentences);
-  LinePlan p = planner_->plan(line.substr(0, tab), split_sentences);
-  if (p.pieces.empty()) return p;  // nothing to translate: the prefix alone is not a translation
+  const std::string source = line.substr(0, tab);
+  auto masked = text::mask_spans(source, text::find_placeholders(source, placeholders));
+  LinePlan p = planner_->plan(masked.text, split_sentences);
+  if (!masked.atoms.empty()) p.masked = std::move(masked);
+  if (tab == std::string::npos || p.pieces.empty()) return p;  // nothing to translate: the prefix alone is not a translation
   const std::string prefix = line.substr(tab + 1);
   for (int id : vocabs_.tgt->encode(prefix)) p.target_prefix.push_back(id);
   check_target_prefix(p.target_prefix, prefix);
@@ -182,6 +191,12 @@ std::vector<LineTranslation> Translator::translate(const std::vector<std::string
   std::vector<LineTranslation> out;
   out.reserve(lines.size());
   for (size_t k = 0; k < plans.size(); ++k) out.push_back(rebuild(std::move(plans[k]), std::move(hyps[k])));
+  std::optional<int64_t> layer;  // found once, for the first line with placeholders
+  for (auto& line : out) {
+    if (!has_placeholders(line)) continue;
+    if (!layer) layer = default_alignment_layer(*this);
+    restore_placeholders(*this, line, *layer);
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "decode/line_plan.h"
 #include "decode/search_options.h"
 #include "model/transformer.h"
+#include "text/placeholders.h"
 #include "util/precision.h"
 #include "vocab/vocabularies.h"
 
@@ -60,6 +61,8 @@ struct TranslatorOptions {
   // Whether each piece's translation covers its source (decode/coverage_check.h);
   // off here, on in the command line and the server.
   CoverageOptions coverage{false};
+  // What is taken out of each line and put back verbatim (text/placeholders.h).
+  text::PlaceholderOptions placeholders;
   void validate() const;    // UsageError naming the option
 };
 
@@ -122,6 +125,8 @@ class Translator {
   // hypotheses that translate_ids() found for each of its plan's pieces.
   LinePlan plan(const std::string& line) const;
   LinePlan plan(const std::string& line, bool split_sentences) const;  // splitting as asked, not as the options say
+  // Protecting spans as asked (a request's own literals), not as the options say.
+  LinePlan plan(const std::string& line, bool split_sentences, const text::PlaceholderOptions& placeholders) const;
   LineTranslation rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const;
 
   // Longest source the model takes: max_len minus sos, eos and the tag if any.

@@ -7,6 +7,8 @@
 
 #include <ATen/Parallel.h>
 
+#include "decode/line_alignment.h"
+#include "decode/placeholder_restore.h"
 #include "util/error.h"
 
 namespace nmt::serve {
@@ -70,6 +72,12 @@ std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::s
   results.reserve(lines.size());
   for (size_t l = 0; l < lines.size(); ++l) {  // detokenizing, in this thread too
     results.push_back(translator_.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
+  }
+  if (std::any_of(results.begin(), results.end(), decode::has_placeholders)) {
+    run_on_worker([&] {
+      const int64_t layer = decode::default_alignment_layer(translator_);
+      for (auto& r : results) decode::restore_placeholders(translator_, r, layer);
+    });
   }
   return results;
 }

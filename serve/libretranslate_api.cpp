@@ -52,6 +52,39 @@ bool read_flag(const json& body, const char* key) {
   throw HttpError(400, std::string("Invalid request: ") + key + " must be true or false.");
 }
 
+// "keep_verbatim": an array of strings, or (form data) one string a line.
+std::vector<std::string> read_keep_verbatim(const json& body) {
+  constexpr size_t kMaxStrings = 1000, kMaxBytes = 1000;
+  const auto it = body.find("keep_verbatim");
+  std::vector<std::string> out;
+  if (it == body.end() || it->is_null()) return out;
+  if (it->is_string()) {
+    for (auto& line : split_lines(it->get<std::string>())) {
+      if (!line.empty()) out.push_back(std::move(line));
+    }
+  } else if (it->is_array()) {
+    for (const auto& v : *it) {
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        throw HttpError(400, "Invalid request: keep_verbatim must list non-empty strings.");
+      }
+      out.push_back(v.get<std::string>());
+    }
+  } else {
+    throw HttpError(400, "Invalid request: keep_verbatim must be an array of strings.");
+  }
+  if (out.size() > kMaxStrings) {
+    throw HttpError(400, "Invalid request: keep_verbatim lists " + std::to_string(out.size()) +
+                             " strings; at most " + std::to_string(kMaxStrings) + " are taken.");
+  }
+  for (const auto& k : out) {
+    if (k.size() > kMaxBytes) {
+      throw HttpError(400, "Invalid request: a keep_verbatim string is longer than " + std::to_string(kMaxBytes) +
+                               " bytes.");
+    }
+  }
+  return out;
+}
+
 json detected_json(const text::DetectedLanguage& d) {
   return {{"confidence", d.confidence}, {"language", d.language}};
 }
@@ -79,6 +112,7 @@ LibreTranslateRequest parse_libretranslate(const json& body) {
   r.api_key = string_field(body, "api_key", false);
   r.alternatives = read_alternatives(body);
   r.alignment = read_flag(body, "alignment");
+  r.keep_verbatim = read_keep_verbatim(body);
   return r;
 }
 

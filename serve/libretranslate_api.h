@@ -22,6 +22,7 @@ struct LibreTranslateRequest {
   std::string source, target, format = "text", api_key;
   int64_t alternatives = 0;  // extra hypotheses wanted per text
   bool alignment = false;    // ours, off by default: word links for the page (text format, direct pairs)
+  std::vector<std::string> keep_verbatim;  // ours: strings kept untranslated, beside the placeholders found
   bool html() const { return format == "html"; }
 };
 

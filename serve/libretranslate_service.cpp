@@ -55,7 +55,8 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
   for (const auto& [source, indices] : by_source) {
     std::vector<std::string> texts;
     for (size_t i : indices) texts.push_back(request.texts[i]);
-    auto done = translate_texts_of(source, request.target, texts, request.html(), pivots, align, request.alternatives);
+    const TextRequest asked{request.html(), align, request.alternatives, request.keep_verbatim};
+    auto done = translate_texts_of(source, request.target, texts, asked, pivots);
     for (size_t k = 0; k < indices.size(); ++k) translations[indices[k]] = std::move(done[k]);
   }
   return libretranslate_response(request, translations, detected);
@@ -73,8 +74,8 @@ void LibreTranslateService::check_pair(const std::string& source, const std::str
 std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std::string& source,
                                                                        const std::string& target,
                                                                        const std::vector<std::string>& texts,
-                                                                       bool html, std::vector<std::string>& pivots,
-                                                                       bool align, int64_t alternatives) {
+                                                                       const TextRequest& request,
+                                                                       std::vector<std::string>& pivots) {
   if (same_language(source, target)) {
     std::vector<TextTranslation> same;
     for (const auto& t : texts) same.push_back({{t}, {0.0}, {}, {}});
@@ -82,7 +83,7 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
   }
   const Route route = route_for(source, target);
   if (!route.pivot.empty()) pivots.push_back(route.pivot);
-  return models_.translate(route, texts, html, align, alternatives);
+  return models_.translate(route, texts, request);
 }
 
 namespace {
@@ -114,7 +115,7 @@ std::string LibreTranslateService::translate_text_file(const std::string& source
   for (size_t first = 0; first < lines.size(); first += kLinesAtOnce) {
     const auto end = lines.begin() + static_cast<std::ptrdiff_t>(std::min(lines.size(), first + kLinesAtOnce));
     const std::vector<std::string> chunk(lines.begin() + static_cast<std::ptrdiff_t>(first), end);
-    const auto done = when_room([&] { return translate_texts_of(source, target, chunk, /*html=*/false, pivots); });
+    const auto done = when_room([&] { return translate_texts_of(source, target, chunk, TextRequest{}, pivots); });
     for (const auto& t : done) {
       if (!first_line) out += '\n';
       out += t.hypotheses.front();
@@ -147,7 +148,7 @@ std::string LibreTranslateService::translate_document_file(std::string source, c
   std::vector<std::string> pivots;
   // In parts, so that a large document shares the batcher with everyone's requests.
   const auto translate = [&](const std::vector<std::string>& texts) {
-    const auto done = when_room([&] { return translate_texts_of(source, target, texts, /*html=*/true, pivots); });
+    const auto done = when_room([&] { return translate_texts_of(source, target, texts, TextRequest{true}, pivots); });
     std::vector<std::string> out;
     for (const auto& t : done) out.push_back(t.hypotheses.front());
     return out;
@@ -202,7 +203,7 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
     limits_.check({file.content}, /*count_lines=*/false);
     if (source == "auto") source = detect_source(file.content, html).language;
     std::vector<std::string> pivots;
-    translated = html ? translate_texts_of(source, target, {file.content}, true, pivots).front().hypotheses.front()
+    translated = html ? translate_texts_of(source, target, {file.content}, TextRequest{true}, pivots).front().hypotheses.front()
                       : translate_text_file(source, target, file.content, progress_id);
   }
   if (!progress_id.empty()) progress_.finish(progress_id);

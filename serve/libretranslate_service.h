@@ -59,12 +59,10 @@ class LibreTranslateService {
   // route_for's 400 unless the pair is served or the languages are one.
   void check_pair(const std::string& source, const std::string& target) const;
   // `texts` from `source` to `target`; a text already in the target language
-  // (source "auto" found it so) comes back as it is. `alternatives`: extra
-  // hypotheses wanted (ServedModels::translate).
+  // (source "auto" found it so) comes back as it is.
   std::vector<TextTranslation> translate_texts_of(const std::string& source, const std::string& target,
-                                                  const std::vector<std::string>& texts, bool html,
-                                                  std::vector<std::string>& pivots, bool align = false,
-                                                  int64_t alternatives = 0);
+                                                  const std::vector<std::string>& texts, const TextRequest& request,
+                                                  std::vector<std::string>& pivots);
   // A text file's lines, 64 at a time; a chunk that finds the queue full waits
   // for room (up to a minute) instead of losing the chunks done before it.
   std::string translate_text_file(const std::string& source, const std::string& target, const std::string& content,

@@ -109,6 +109,10 @@ json paths() {
             {{"type", "string"}, {"enum", {"text", "html"}}, {"default", "text"}, {"example", "text"}}),
        form("alternatives", false, "Preferred number of alternative translations",
             {{"type", "integer"}, {"default", 0}, {"example", 3}}),
+       form("keep_verbatim", false,
+            "Ours: strings to keep untranslated wherever they occur (an array, or one a line in form data), "
+            "beside the placeholders, tags, URLs and e-mail addresses always kept",
+            {{"type", "array"}, {"items", {{"type", "string"}}}, {"example", {"Acme Cloud"}}}),
        api_key()},
       responses("Translation", "translate", "Translation error"));
   json file = {{"in", "formData"}, {"name", "file"}, {"type", "file"}, {"required", true},

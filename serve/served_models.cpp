@@ -27,19 +27,25 @@ void ServedModels::stop() {
 }
 
 std::vector<TextTranslation> ServedModels::translate(const Route& route, const std::vector<std::string>& texts,
-                                                     bool html, bool align, int64_t alternatives) {
-  align = align && !html && route.models.size() == 1;
+                                                     const TextRequest& request) {
+  const bool html = request.html;
+  const bool align = request.align && !html && route.models.size() == 1;
+  const int64_t alternatives = request.alternatives;
   std::vector<std::string> inputs = texts;
   std::vector<TextTranslation> out;
   for (size_t leg = 0; leg < route.models.size(); ++leg) {
     Batcher& batcher = *batchers_.at(route.models[leg]);
     DecodingRequest decoding;
+    decoding.placeholders = batcher.translator().options().placeholders;
+    auto& literals = decoding.placeholders->literals;
+    literals.insert(literals.end(), request.keep_verbatim.begin(), request.keep_verbatim.end());
     const auto& search = batcher.translator().options().search;
     if (leg + 1 == route.models.size() && alternatives + 1 > search.nbest && search.nbest < search.beam) {
       decoding.search = search;
       decoding.search->nbest = std::min(alternatives + 1, search.beam);
     }
-    out = html ? translate_html_texts(batcher, inputs) : translate_texts(batcher, inputs, align, decoding);
+    out = html ? translate_html_texts(batcher, inputs, *decoding.placeholders)
+               : translate_texts(batcher, inputs, align, decoding);
     if (leg + 1 < route.models.size()) {
       for (size_t i = 0; i < out.size(); ++i) inputs[i] = out[i].hypotheses.front();
     }

@@ -29,6 +29,14 @@ struct ModelEntry {
   std::string description;  // checkpoint and step, for /ready
 };
 
+// How a request wants its texts translated, beside the route.
+struct TextRequest {
+  bool html = false;         // the texts are HTML fragments or pages
+  bool align = false;        // word links for a direct route's text (none for HTML or a pivot)
+  int64_t alternatives = 0;  // extra hypotheses wanted per text
+  std::vector<std::string> keep_verbatim;  // the request's own strings kept untranslated (text/placeholders.h)
+};
+
 class ServedModels {
  public:
   // Model i has OpenNMT-py's id i. Starts one batcher per model.
@@ -44,13 +52,11 @@ class ServedModels {
 
   // The texts translated along `route` (text or HTML); through a pivot, the
   // first model's best translation is the second model's input, and the
-  // alternatives are the second model's. `align`: word links for a direct
-  // route's text (none for HTML or a pivot). `alternatives`: extra
-  // hypotheses wanted per text; beyond what the server's --nbest gives, the
-  // last model returns up to its beam's hypotheses (a wider beam would change
-  // the best translation).
-  std::vector<TextTranslation> translate(const Route& route, const std::vector<std::string>& texts, bool html,
-                                         bool align = false, int64_t alternatives = 0);
+  // alternatives are the second model's. Alternatives beyond what the
+  // server's --nbest gives: the last model returns up to its beam's
+  // hypotheses (a wider beam would change the best translation).
+  std::vector<TextTranslation> translate(const Route& route, const std::vector<std::string>& texts,
+                                         const TextRequest& request = {});
   // The source languages CLD2 finds in `text` (HTML: its text), best first (empty: none).
   std::vector<text::DetectedLanguage> detect(const std::string& text, bool html = false) const;
 

@@ -4,6 +4,7 @@
 
 #include "decode/html_translation.h"
 #include "decode/line_alignment.h"
+#include "decode/placeholder_restore.h"
 #include "serve/http_error.h"
 #include "text/utf8.h"
 #include "util/error.h"
@@ -92,33 +93,38 @@ void link_line(const std::vector<text::AlignedWord>& words, const std::string& s
   }
 }
 
-// `prefixes`: empty, or target ids per line.
+// `prefixes`: empty, or target ids per line. Lines' placeholders are put
+// back, and with `align` their words aligned (positions in the line as
+// given), on the batcher's worker: both run the model.
 std::vector<decode::LineTranslation> translate_lines(Batcher& batcher, const std::vector<std::string>& lines,
-                                                     bool align, const std::optional<decode::SearchOptions>& search,
+                                                     bool align, const DecodingRequest& decoding,
                                                      const std::vector<std::vector<int64_t>>& prefixes,
                                                      std::vector<std::vector<text::AlignedWord>>& words) {
   auto& translator = batcher.translator();
+  const auto& placeholders = decoding.placeholders ? *decoding.placeholders : translator.options().placeholders;
   std::vector<decode::LinePlan> plans;
   for (size_t l = 0; l < lines.size(); ++l) {
-    plans.push_back(translator.plan(lines[l]));
+    plans.push_back(translator.plan(lines[l], translator.options().split_sentences, placeholders));
     if (!prefixes.empty() && !plans.back().pieces.empty()) plans.back().target_prefix = prefixes[l];
   }
-  auto hypotheses = batcher.translate_checked(plans, search ? *search : translator.options().search);
-  if (!align) {
-    std::vector<decode::LineTranslation> out;
-    for (size_t l = 0; l < lines.size(); ++l) out.push_back(translator.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
-    return out;
-  }
-  words.resize(lines.size());
+  auto hypotheses = batcher.translate_checked(plans, decoding.search ? *decoding.search : translator.options().search);
+  std::vector<decode::LineTranslation> out;
+  for (size_t l = 0; l < lines.size(); ++l) out.push_back(translator.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
+  const bool restore = std::any_of(out.begin(), out.end(), decode::has_placeholders);
+  if (!align && !restore) return out;
+  if (align) words.resize(lines.size());
   batcher.run_on_worker([&] {
     const int64_t layer = decode::default_alignment_layer(translator);
     for (size_t l = 0; l < lines.size(); ++l) {
-      const auto attention = decode::piece_attention(translator, plans[l], hypotheses[l], layer);
-      words[l] = decode::aligned_words(translator, lines[l], plans[l], hypotheses[l], attention);
+      auto& line = out[l];
+      if (align) {
+        const auto attention = decode::piece_attention(translator, line.plan, line.hypotheses, layer);
+        words[l] = decode::aligned_words(translator, line.plan.text, line.plan, line.hypotheses, attention);
+        for (auto& w : words[l]) w.source = line.plan.masked.original_position(w.source);
+      }
+      decode::restore_placeholders(translator, line, layer);
     }
   });
-  std::vector<decode::LineTranslation> out;
-  for (size_t l = 0; l < lines.size(); ++l) out.push_back(translator.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
   return out;
 }
 
@@ -154,7 +160,7 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
   }
   first_line.push_back(lines.size());
   std::vector<std::vector<text::AlignedWord>> words;
-  const auto translated = translate_lines(batcher, lines, align, decoding.search, prefixes, words);
+  const auto translated = translate_lines(batcher, lines, align, decoding, prefixes, words);
   std::vector<TextTranslation> out(texts.size());
   for (size_t t = 0; t < texts.size(); ++t) {
     size_t n_hyps = 1;
@@ -193,10 +199,12 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
   return out;
 }
 
-std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::vector<std::string>& texts) {
+std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::vector<std::string>& texts,
+                                                  const text::PlaceholderOptions& placeholders) {
   decode::HtmlTranslator html(
       batcher.translator(), [&batcher](const std::vector<decode::LinePlan>& plans) { return batcher.translate_plans(plans); },
       [&batcher](const std::function<void()>& call) { batcher.run_on_worker(call); });
+  html.set_placeholders(placeholders);
   std::vector<TextTranslation> out;
   for (auto& t : html.translate(texts)) out.push_back({{std::move(t.html)}, {0.0}, {}, {}});
   return out;

@@ -54,6 +54,7 @@ constexpr int64_t kMaxRequestBeam = 16;
 struct DecodingRequest {
   std::optional<decode::SearchOptions> search;  // none: the server's options
   std::vector<std::string> target_prefixes;     // empty, or one per text ("" for none): its translation starts so
+  std::optional<text::PlaceholderOptions> placeholders;  // none: the server's (text/placeholders.h)
 };
 
 // With `align`, each text's best translation is aligned word by word to the
@@ -67,6 +68,8 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
 // page, translated with their markup kept (decode/html_translation.h): the
 // pieces in the batcher's rounds, the alignment passes on its worker. One
 // hypothesis each.
-std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::vector<std::string>& texts);
+// `placeholders`: what is kept verbatim (text/placeholders.h).
+std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::vector<std::string>& texts,
+                                                  const text::PlaceholderOptions& placeholders);
 
 }  // namespace nmt::serve
