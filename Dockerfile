@@ -10,7 +10,7 @@ FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends build-essential cmake ninja-build pkg-config \
       libtorch-dev libgloo-dev libdnnl-dev libsentencepiece-dev nlohmann-json3-dev libspdlog-dev libcli11-dev zlib1g-dev \
-      libcpp-httplib-dev libjemalloc-dev libicu-dev libgumbo-dev libcld2-dev libzip-dev libpugixml-dev libyaml-cpp-dev libopenblas0-pthread \
+      libcpp-httplib-dev libjemalloc-dev libicu-dev libgumbo-dev libcld2-dev libzip-dev libpugixml-dev libyaml-cpp-dev libsqlite3-dev libopenblas0-pthread \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The whole source tree: .dockerignore keeps out what this build does not read

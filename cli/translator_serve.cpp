@@ -54,6 +54,9 @@ void add_serve_options(CLI::App& app, ServeArgs& s) {
   app.add_option("--req-limit", o.access.req_limit,
                  "With --serve: requests per minute per client address without a key (0: no limit)")
       ->capture_default_str();
+  app.add_option("--suggestions", o.suggestions,
+                 "With --serve: an SQLite file (made if absent) where POST /suggest stores corrections; /translate "
+                 "answers a stored sentence with its correction");
   app.add_option("--max-files", o.files.max_files, "With --serve: translated files kept for download at most")
       ->capture_default_str();
   app.add_option("--file-keep-seconds", o.files.keep_seconds, "With --serve: how long a translated file is kept")

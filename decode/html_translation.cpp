@@ -214,7 +214,9 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
     local[e] = static_cast<int>(elements.size());
     elements.push_back(std::move(m));
   }
-  if (words.empty()) words = source_words(inner, job.inner.begin);  // nothing translated: keep the source's words
+  if (words.empty()) {  // nothing translated: the source's words, or what was remembered for them
+    words = source_words(plan.masked.atoms.empty() ? inner : plan.masked.with_literals(), job.inner.begin);
+  }
   return text::escape_html_text(lead) + text::transfer_markup(words, elements) + text::escape_html_text(trail);
 }
 

@@ -99,6 +99,12 @@ LinePlan LinePlanner::plan(const std::string& line, bool split_sentences) const 
   return plan;
 }
 
+std::vector<text::Span> LinePlanner::sentences(const std::string& line, bool split_sentences) const {
+  if (split_sentences) return splitter_.split(line);
+  const text::Span whole = text::trim_space(line, {0, line.size()});
+  return whole.empty() ? std::vector<text::Span>{} : std::vector<text::Span>{whole};
+}
+
 void LinePlanner::add_piece(std::vector<int64_t> ids, LinePlan::Source source, LinePlan& plan,
                             std::string& gap) const {
   plan.pieces.push_back(std::move(ids));

@@ -104,6 +104,8 @@ class LinePlanner {
   // the piece cannot be split (one word).
   LinePlan split_piece(const LinePlan& plan, size_t i) const;
   int64_t max_piece_tokens() const { return max_piece_; }
+  // The sentences plan() would translate `line` as: ICU's when splitting, else the trimmed line.
+  std::vector<text::Span> sentences(const std::string& line, bool split_sentences) const;
   const text::SentenceShape& target_shape() const { return target_shape_; }
 
  private:

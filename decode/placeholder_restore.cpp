@@ -12,7 +12,7 @@ void restore_placeholders(Translator& translator, LineTranslation& line, int64_t
   const text::MaskedText& masked = line.plan.masked;
   if (masked.atoms.empty()) return;
   if (line.texts.empty()) {  // nothing for the model: the line as it came
-    line.texts = {masked.source};
+    line.texts = {masked.with_literals()};
     line.scores = {0.0};
     return;
   }

@@ -164,12 +164,45 @@ LinePlan Translator::plan(const std::string& line, bool split_sentences) const {
   return plan(line, split_sentences, options_.placeholders);
 }
 
+// Remembered sentences and placeholders outside them, taken out of `source`.
+text::MaskedText Translator::protect(const std::string& source, bool split_sentences,
+                                     const text::PlaceholderOptions& placeholders) const {
+  std::vector<text::Span> spans;
+  std::vector<std::optional<std::string>> replacements;
+  if (memory_) {
+    for (const text::Span& sentence : planner_->sentences(source, split_sentences)) {
+      if (auto remembered = memory_(std::string(sentence.of(source)))) {
+        spans.push_back(sentence);
+        replacements.push_back(std::move(remembered));
+      }
+    }
+  }
+  if (spans.empty()) return text::mask_spans(source, text::find_placeholders(source, placeholders));
+  for (const text::Span& p : text::find_placeholders(source, placeholders)) {
+    const bool inside = std::any_of(spans.begin(), spans.end(), [&](const text::Span& s) { return p.begin < s.end && s.begin < p.end; });
+    if (!inside) {
+      spans.push_back(p);
+      replacements.emplace_back();
+    }
+  }
+  std::vector<size_t> order(spans.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spans[a].begin < spans[b].begin; });
+  std::vector<text::Span> sorted_spans;
+  std::vector<std::optional<std::string>> sorted_replacements;
+  for (size_t k : order) {
+    sorted_spans.push_back(spans[k]);
+    sorted_replacements.push_back(std::move(replacements[k]));
+  }
+  return text::mask_spans(source, sorted_spans, sorted_replacements);
+}
+
 LinePlan Translator::plan(const std::string& line, bool split_sentences,
                           const text::PlaceholderOptions& placeholders) const {
   if (!planner_) throw DataError("This translator was built without vocabularies; it cannot translate text.");
   const size_t tab = options_.target_prefix ? line.find('\t') : std::string::npos;
   const std::string source = line.substr(0, tab);
-  auto masked = text::mask_spans(source, text::find_placeholders(source, placeholders));
+  auto masked = protect(source, split_sentences, placeholders);
   LinePlan p = planner_->plan(masked.text, split_sentences);
   if (!masked.atoms.empty()) p.masked = std::move(masked);
   if (tab == std::string::npos || p.pieces.empty()) return p;  // nothing to translate: the prefix alone is not a translation

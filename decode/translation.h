@@ -144,6 +144,13 @@ class Translator {
   // DataError quoting `text` when target prefix `ids` leaves no room for eos
   // within the model's max_len.
   void check_target_prefix(const std::vector<int64_t>& ids, const std::string& text) const;
+  // Sentences with a remembered translation (the server's stored
+  // corrections): plan() takes each such sentence out of its line and puts
+  // the remembered text in its place, as it does placeholders
+  // (decode/placeholder_restore.h); a line of nothing else never reaches the
+  // model. Set before translating; called from any thread.
+  using SentenceMemory = std::function<std::optional<std::string>(const std::string& sentence)>;
+  void set_memory(SentenceMemory memory) { memory_ = std::move(memory); }
   const TranslatorOptions& options() const { return options_; }
   const vocab::Vocabularies& vocabs() const { return vocabs_; }
   model::TransformerImpl& model() { return *model_; }
@@ -153,6 +160,8 @@ class Translator {
     const std::vector<int64_t>* ids;
     const std::vector<int64_t>* target_prefix;
   };
+  text::MaskedText protect(const std::string& source, bool split_sentences,
+                           const text::PlaceholderOptions& placeholders) const;
   std::vector<std::vector<Hypothesis>> translate_batch(const std::vector<BatchSource>& batch,
                                                        const SearchOptions& search);
   torch::Tensor wrap_sources(const std::vector<BatchSource>& batch) const;
@@ -169,6 +178,7 @@ class Translator {
   int64_t source_bos_, source_eos_;
   int64_t source_tag_ = -1;  // options.source_tag's id; -1: none
   std::optional<LinePlanner> planner_;  // with vocabularies only
+  SentenceMemory memory_;
   std::optional<CoverageChecker> checker_;  // with vocabularies and the check on
   torch::Device device_;
 };

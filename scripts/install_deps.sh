@@ -9,7 +9,7 @@ packages=(
   libsentencepiece-dev sentencepiece
   nlohmann-json3-dev libspdlog-dev libgtest-dev libcli11-dev zlib1g-dev
   libcpp-httplib-dev libjemalloc-dev libicu-dev libgumbo-dev libcld2-dev libzip-dev libpugixml-dev
-  libyaml-cpp-dev
+  libyaml-cpp-dev libsqlite3-dev
 )
 # --test: what only the test suite uses, never the product: torchrun (in
 # python3-torch) for the test that it starts a data-parallel job, iproute2

@@ -16,6 +16,7 @@
 #include "serve/opennmt_api.h"
 #include "serve/http_paths.h"
 #include "serve/page_files.h"
+#include "serve/suggestions_api.h"
 #include "util/error.h"
 
 namespace nmt::serve {
@@ -116,6 +117,7 @@ TranslationServer::TranslationServer(ServerOptions options)
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
+  if (!options_.suggestions.empty()) suggestions_ = std::make_unique<memory::SuggestionStore>(options_.suggestions);
   add_hooks();
   add_routes();
 }
@@ -151,8 +153,16 @@ void TranslationServer::wait_for_listener() const {
 
 void TranslationServer::serve_models(std::vector<ModelEntry> models) {
   if (models.empty()) throw Error("The server was given no model to serve.", kExitOther);
+  if (suggestions_) {  // stored corrections answer their sentences from now on
+    for (auto& m : models) {
+      m.translator->set_memory([store = suggestions_.get(), pair = m.pair](const std::string& sentence) {
+        return store->lookup(pair.source, pair.target, sentence);
+      });
+    }
+  }
   models_ = std::make_unique<ServedModels>(std::move(models), options_.batching, metrics_);
   service_ = std::make_unique<LibreTranslateService>(*models_, access_, files_, options_.limits);
+  service_->set_suggestions(suggestions_ != nullptr);
   metrics_.set_ready(true);
   ready_.store(true, std::memory_order_release);
 }
@@ -299,9 +309,18 @@ void TranslationServer::add_libretranslate_routes() {
       send_json(res, 200, ready_service().translate_file(body, caller(req, &body), base));
     });
   });
-  http_->Post("/suggest", [this](const httplib::Request&, httplib::Response& res, const Reader& reader) {
-    reader([](const char*, size_t) { return true; });  // read to the end, so the client reads the answer
-    send_error(res, 403, "Suggestions are disabled on this server.");
+  http_->Post("/suggest", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
+    if (!suggestions_) {
+      reader([](const char*, size_t) { return true; });  // read to the end, so the client reads the answer
+      send_error(res, 403, "Suggestions are disabled on this server (start it with --suggestions FILE).");
+      return;
+    }
+    guarded(res, [&] {
+      const auto body = read_request_body(req, reader, options_.max_body_bytes);
+      const Caller who = caller(req, &body);
+      access_.admit(who.key, who.address);
+      send_json(res, 200, store_suggestion(*suggestions_, body.fields, who.key, options_.limits));
+    });
   });
   http_->Get(R"(/translate_file/progress/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     guarded(res, [&] {
@@ -342,43 +361,6 @@ void TranslationServer::handle_ready(httplib::Response& res) {
              {"model", first.description}, {"models", models}, {"pairs", models_->routes().describe()}});
 }
 
-void TranslationServer::handle_download(const httplib::Request& req, httplib::Response& res) {
-  const std::string name = req.matches[1];
-  auto bytes = files_.get(name);
-  if (!bytes) throw HttpError(404, "No translated file " + name + " (files are kept for a limited time).");
-  const std::string download = name.substr(name.find('.') + 1);  // without the random prefix
-  // An ASCII fallback name (quotes and non-ASCII as '_') and the UTF-8 name percent-encoded (RFC 6266).
-  std::string ascii = download, encoded;
-  for (char& ch : ascii) {
-    if (static_cast<unsigned char>(ch) >= 0x80 || ch == '"' || ch == '\\' || ch == ';') ch = '_';
-  }
-  for (const unsigned char ch : download) {
-    static const char* hex = "0123456789ABCDEF";
-    if (std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-') {
-      encoded += static_cast<char>(ch);
-    } else {
-      encoded += {'%', hex[ch >> 4], hex[ch & 15]};
-    }
-  }
-  res.set_header("Content-Disposition", "attachment; filename=\"" + ascii + "\"; filename*=UTF-8''" + encoded);
-  // A translated page must not run in the server's origin, where the page keeps its API key.
-  res.set_header("Content-Security-Policy", "sandbox");
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_content(std::move(*bytes), download_type(file_extension(download)));
-}
-
-Caller TranslationServer::caller(const httplib::Request& req, const RequestBody* body) const {
-  Caller c;
-  c.address = req.remote_addr;
-  if (body) {
-    const auto key = body->fields.find("api_key");
-    if (key != body->fields.end() && key->is_string()) c.key = key->get<std::string>();
-  }
-  const std::string authorization = req.get_header_value("Authorization");
-  if (authorization.rfind("Bearer ", 0) == 0) c.key = authorization.substr(7);
-  return c;
-}
-
 void TranslationServer::handle_opennmt(const httplib::Request& req, httplib::Response& res,
                                        const httplib::ContentReader& reader) {
   const json body = read_json_body(req, reader, options_.max_body_bytes);
@@ -395,7 +377,7 @@ void TranslationServer::handle_opennmt(const httplib::Request& req, httplib::Res
   options_.limits.check(request.texts);
   const auto id = static_cast<size_t>(index);
   const auto& defaults = models.model(id).translator->options().search;
-  const DecodingRequest decoding{requested_search(request, defaults), request.target_prefixes};
+  const DecodingRequest decoding{requested_search(request, defaults), request.target_prefixes, std::nullopt};
   const int64_t nbest = decoding.search ? decoding.search->nbest : defaults.nbest;
   send_json(res, 200,
             opennmt_response(request.texts, translate_texts(models.batcher(id), request.texts, false, decoding), nbest));

@@ -16,6 +16,7 @@
 
 #include "data/language_pair.h"
 #include "decode/translation.h"
+#include "memory/suggestion_store.h"
 #include "serve/access_control.h"
 #include "serve/file_store.h"
 #include "serve/libretranslate_service.h"
@@ -68,6 +69,7 @@ class TranslationServer {
   void add_opennmt_routes();
   void handle_opennmt(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
   void handle_ready(httplib::Response& res);
+  void handle_suggest(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
   void handle_download(const httplib::Request& req, httplib::Response& res);
   Caller caller(const httplib::Request& req, const RequestBody* body) const;
   ServedModels& ready_models();
@@ -83,6 +85,7 @@ class TranslationServer {
   std::atomic<bool> listener_done_{false};
   std::unique_ptr<ServedModels> models_;
   std::unique_ptr<LibreTranslateService> service_;
+  std::unique_ptr<memory::SuggestionStore> suggestions_;  // with --suggestions
   std::atomic<bool> ready_{false};
   bool stopped_ = false;
   int bound_port_ = 0;

@@ -182,7 +182,7 @@ json libretranslate_frontend_settings(const FrontendSettings& s) {
           {"frontendTimeout", 500},
           {"apiKeys", s.api_keys},
           {"keyRequired", s.key_required},
-          {"suggestions", false},
+          {"suggestions", s.suggestions},
           {"filesTranslation", s.files},
           {"supportedFilesFormat", supported_file_formats()},
           {"language", {{"source", language(s.source)}, {"target", language(s.target)}}}};

@@ -55,7 +55,7 @@ nlohmann::json libretranslate_detections(const std::vector<text::DetectedLanguag
 // What GET /frontend/settings reports (LibreTranslate's page reads it first).
 struct FrontendSettings {
   int64_t char_limit = -1;
-  bool api_keys = false, key_required = false, files = true;
+  bool api_keys = false, key_required = false, files = true, suggestions = false;
   std::string source, target;  // the default pair
 };
 nlohmann::json libretranslate_frontend_settings(const FrontendSettings& settings);

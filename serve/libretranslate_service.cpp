@@ -115,7 +115,7 @@ std::string LibreTranslateService::translate_text_file(const std::string& source
   for (size_t first = 0; first < lines.size(); first += kLinesAtOnce) {
     const auto end = lines.begin() + static_cast<std::ptrdiff_t>(std::min(lines.size(), first + kLinesAtOnce));
     const std::vector<std::string> chunk(lines.begin() + static_cast<std::ptrdiff_t>(first), end);
-    const auto done = when_room([&] { return translate_texts_of(source, target, chunk, TextRequest{}, pivots); });
+    const auto done = when_room([&] { return translate_texts_of(source, target, chunk, TextRequest{false, false, 0, {}}, pivots); });
     for (const auto& t : done) {
       if (!first_line) out += '\n';
       out += t.hypotheses.front();
@@ -148,7 +148,7 @@ std::string LibreTranslateService::translate_document_file(std::string source, c
   std::vector<std::string> pivots;
   // In parts, so that a large document shares the batcher with everyone's requests.
   const auto translate = [&](const std::vector<std::string>& texts) {
-    const auto done = when_room([&] { return translate_texts_of(source, target, texts, TextRequest{true}, pivots); });
+    const auto done = when_room([&] { return translate_texts_of(source, target, texts, TextRequest{true, false, 0, {}}, pivots); });
     std::vector<std::string> out;
     for (const auto& t : done) out.push_back(t.hypotheses.front());
     return out;
@@ -203,7 +203,7 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
     limits_.check({file.content}, /*count_lines=*/false);
     if (source == "auto") source = detect_source(file.content, html).language;
     std::vector<std::string> pivots;
-    translated = html ? translate_texts_of(source, target, {file.content}, TextRequest{true}, pivots).front().hypotheses.front()
+    translated = html ? translate_texts_of(source, target, {file.content}, TextRequest{true, false, 0, {}}, pivots).front().hypotheses.front()
                       : translate_text_file(source, target, file.content, progress_id);
   }
   if (!progress_id.empty()) progress_.finish(progress_id);
@@ -231,6 +231,7 @@ json LibreTranslateService::frontend_settings() const {
   s.char_limit = limits_.max_chars;
   s.api_keys = access_.keys_enabled();
   s.key_required = access_.key_required();
+  s.suggestions = suggestions_;
   s.source = "auto";
   const auto& first = models_.model(0).pair;
   s.target = first.target;

@@ -41,6 +41,8 @@ class LibreTranslateService {
   nlohmann::json translate_file(const RequestBody& body, const Caller& caller, const std::string& base_url);
   // GET /frontend/settings.
   nlohmann::json frontend_settings() const;
+  // Whether POST /suggest stores suggestions (frontend settings say so).
+  void set_suggestions(bool on) { suggestions_ = on; }
   // GET /translate_file/progress/ID.
   const FileProgress& progress() const { return progress_; }
 
@@ -78,6 +80,7 @@ class LibreTranslateService {
   FileStore& files_;
   RequestLimits limits_;
   FileProgress progress_;
+  bool suggestions_ = false;
 };
 
 }  // namespace nmt::serve

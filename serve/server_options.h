@@ -23,6 +23,7 @@ struct ServerOptions {
   int timeout_seconds = 30;  // reading a request, writing an answer
   BatcherOptions batching;
   FileStoreOptions files;  // POST /translate_file's results
+  std::string suggestions;  // --suggestions: the SQLite file POST /suggest stores into; "": suggestions off
   void validate() const;  // UsageError naming the option
 };
 

@@ -134,7 +134,20 @@ size_t MaskedText::original_position(size_t masked) const {
   return std::min(out, masked);
 }
 
-MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans) {
+std::string MaskedText::with_literals() const {
+  std::string out;
+  size_t at = 0;
+  for (const auto& a : atoms) {
+    out.append(source, at, a.original.begin - at);
+    out += a.literal;
+    at = a.original.end;
+  }
+  out.append(source, at, std::string::npos);
+  return out;
+}
+
+MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans,
+                      const std::vector<std::optional<std::string>>& replacements) {
   MaskedText m;
   m.source = text;
   size_t at = 0;
@@ -142,10 +155,12 @@ MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans) {
     if (to > from) m.stretches.push_back({from, m.text.size(), to - from});
     m.text.append(text, from, to - from);
   };
-  for (const Span& s : spans) {
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const Span& s = spans[k];
     copy(at, s.begin);
     MaskedAtom atom;
-    atom.literal = text.substr(s.begin, s.size());
+    const bool replaced = k < replacements.size() && replacements[k];
+    atom.literal = replaced ? *replacements[k] : text.substr(s.begin, s.size());
     atom.original = s;
     atom.space_before = s.begin == 0 || is_space(text[s.begin - 1]);
     atom.space_after = s.end == text.size() || is_space(text[s.end]);

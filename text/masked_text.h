@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,7 @@
 namespace nmt::text {
 
 struct MaskedAtom {
-  std::string literal;      // the span's bytes
+  std::string literal;      // what goes back: the span's bytes, or what replaces it (a remembered translation)
   Span original;            // where it was in the text
   size_t position = 0;      // where it was taken out of the masked text
   bool space_before = true, space_after = true;  // whitespace (or the text's edge) on each side in the text
@@ -34,10 +35,15 @@ struct MaskedText {
   size_t masked_position(size_t original) const;
   // A position of the masked text in the original text.
   size_t original_position(size_t masked) const;
+  // The original text with each span replaced by its atom's literal: the
+  // translation of a text the model had nothing of.
+  std::string with_literals() const;
 };
 
-// `spans`: in order, not overlapping, within `text`.
-MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans);
+// `spans`: in order, not overlapping, within `text`. `replacements`: empty,
+// or per span what goes back in its place (none: the span itself).
+MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans,
+                      const std::vector<std::optional<std::string>>& replacements = {});
 
 // `translation` with `masked`'s atoms put in. `words`: the translation's
 // words in target order, each with the byte position in masked.text of the
