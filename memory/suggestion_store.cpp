@@ -110,6 +110,22 @@ void SuggestionStore::check(int code, const char* what) const {
 
 int64_t SuggestionStore::add(const Suggestion& s) {
   std::lock_guard<std::mutex> lock(mutex_);
+  return insert(s);
+}
+
+void SuggestionStore::add_all(const std::vector<Suggestion>& suggestions) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  check(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), "written");
+  try {
+    for (const auto& s : suggestions) insert(s);
+    check(sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr), "written");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+int64_t SuggestionStore::insert(const Suggestion& s) {
   Statement insert(db_,
                    "INSERT INTO suggestions (source_lang, target_lang, source, source_key, translation, suggestion,"
                    " api_key, time, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -146,11 +162,13 @@ std::optional<std::string> SuggestionStore::lookup(const std::string& source_lan
 }
 
 std::vector<Suggestion> SuggestionStore::list(std::optional<SuggestionStatus> status, int64_t limit,
-                                              int64_t offset) const {
+                                              int64_t offset, bool oldest_first) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement select(db_,
-                   "SELECT id, source_lang, target_lang, source, translation, suggestion, api_key, time, status"
-                   " FROM suggestions WHERE ? < 0 OR status = ? ORDER BY id DESC LIMIT ? OFFSET ?");
+  Statement select(db_, oldest_first
+                            ? "SELECT id, source_lang, target_lang, source, translation, suggestion, api_key, time, status"
+                              " FROM suggestions WHERE ? < 0 OR status = ? ORDER BY id ASC LIMIT ? OFFSET ?"
+                            : "SELECT id, source_lang, target_lang, source, translation, suggestion, api_key, time, status"
+                              " FROM suggestions WHERE ? < 0 OR status = ? ORDER BY id DESC LIMIT ? OFFSET ?");
   check(select.prepared(), "read");
   const int64_t wanted = status ? static_cast<int64_t>(*status) : -1;
   select.bind(1, wanted);

@@ -45,12 +45,15 @@ class SuggestionStore {
   // Stores `s` and returns its id; an Error naming the file when it cannot be
   // written (a full disk): nothing is half-stored.
   int64_t add(const Suggestion& s);
+  // All of `suggestions` in one transaction: all stored, or (an Error) none.
+  void add_all(const std::vector<Suggestion>& suggestions);
   // The correction for `source` in this pair: the newest accepted one, else
   // the newest pending one; none when every one was rejected or none exists.
   std::optional<std::string> lookup(const std::string& source_lang, const std::string& target_lang,
                                     const std::string& source) const;
-  // Newest first; `status`: only those.
-  std::vector<Suggestion> list(std::optional<SuggestionStatus> status, int64_t limit, int64_t offset = 0) const;
+  // Newest first (or oldest, for exports); `status`: only those.
+  std::vector<Suggestion> list(std::optional<SuggestionStatus> status, int64_t limit, int64_t offset = 0,
+                               bool oldest_first = false) const;
   // Whether a suggestion with that id exists (and now has `status`).
   bool set_status(int64_t id, SuggestionStatus status);
   int64_t count() const;
@@ -58,6 +61,7 @@ class SuggestionStore {
 
  private:
   void check(int code, const char* what) const;  // throws naming the file unless SQLITE_OK/ROW/DONE
+  int64_t insert(const Suggestion& s);            // with the mutex held
 
   std::string path_;
   sqlite3* db_ = nullptr;

@@ -49,14 +49,20 @@ std::vector<ApiKey> read_api_keys(const std::string& path) {
     ApiKey k;
     if (!(fields >> k.key)) continue;  // blank or comment
     const std::string where = path + " line " + std::to_string(number);
-    std::string limit, extra;
+    std::string limit, right, extra;
     if (fields >> limit) {
       if (limit.find_first_not_of("0123456789") != std::string::npos || limit.size() > 9) {
         throw DataError(where + ": the requests per minute (the second field) must be a whole number.");
       }
       k.per_minute = std::stoll(limit);
     }
-    if (fields >> extra) throw DataError(where + ": expected \"KEY [REQUESTS_PER_MINUTE]\", found more.");
+    if (fields >> right) {
+      if (right != "review") throw DataError(where + ": the third field may only be \"review\", found \"" + right + "\".");
+      k.review = true;
+    }
+    if (fields >> extra) {
+      throw DataError(where + ": expected \"KEY [REQUESTS_PER_MINUTE] [review]\", found more.");
+    }
     for (const auto& other : keys) {
       if (other.key == k.key) throw DataError(where + ": this key is listed twice.");
     }
@@ -69,7 +75,7 @@ std::vector<ApiKey> read_api_keys(const std::string& path) {
 AccessControl::AccessControl(const AccessOptions& options) {
   options.validate();
   if (!options.api_key.empty()) {
-    keys_.push_back({options.api_key, 0});
+    keys_.push_back({options.api_key, 0, true});
     required_ = true;
   } else if (!options.api_keys_file.empty()) {
     keys_ = read_api_keys(options.api_keys_file);
@@ -95,6 +101,14 @@ void AccessControl::admit(const std::string& key, const std::string& client, int
   }
   if (required_) throw HttpError(400, "Please contact the server operator to get an API key");
   count("a:" + client, client_limit_, cost);
+}
+
+void AccessControl::admit_reviewer(const std::string& key) const {
+  const ApiKey* k = key.empty() ? nullptr : find(key);
+  if (!k || !k->review) {
+    throw HttpError(403, "This route needs an API key with the review right (--api-key, or a line "
+                         "\"KEY REQUESTS_PER_MINUTE review\" in --api-keys FILE).");
+  }
 }
 
 void AccessControl::count(const std::string& who, int64_t per_minute, int64_t cost) {

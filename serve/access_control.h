@@ -1,5 +1,6 @@
-// API keys and request limits as LibreTranslate has them. Keys come from
-// --api-key (one key, required, unlimited) or --api-keys FILE (a key and its
+// API keys and request limits as LibreTranslate has them (and which keys may
+// review stored suggestions: "review" after the limit in the keys file).
+// Keys come from --api-key (one key, required, unlimited) or --api-keys FILE (a key and its
 // requests per minute on each line; a request without a key is served under
 // --req-limit per client address, unless --require-api-key). A limit counts
 // requests per calendar minute (a fixed window, as LibreTranslate's limiter;
@@ -19,7 +20,7 @@ namespace nmt::serve {
 
 struct AccessOptions {
   std::string api_key;         // --api-key: the one key, required
-  std::string api_keys_file;   // --api-keys: "KEY [REQUESTS_PER_MINUTE]" lines, '#' comments
+  std::string api_keys_file;   // --api-keys: "KEY [REQUESTS_PER_MINUTE] [review]" lines, '#' comments
   bool require_api_key = false;  // with --api-keys: refuse requests without a key
   int64_t req_limit = 0;       // requests per minute per client address without a key; 0: no limit
   void validate() const;       // UsageError naming the option
@@ -28,6 +29,7 @@ struct AccessOptions {
 struct ApiKey {
   std::string key;
   int64_t per_minute = 0;  // 0: no limit
+  bool review = false;     // may read and change the stored suggestions (--api-key's key may)
 };
 
 // The keys of an --api-keys file; a DataError naming the file and line.
@@ -41,6 +43,9 @@ class AccessControl {
   // of a batch), or throws HttpError 403 (wrong key), 400 (a key is
   // required) or 429 (a limit is passed).
   void admit(const std::string& key, const std::string& client, int64_t cost = 1);
+  // For the routes that read or change stored suggestions: an HttpError 403
+  // unless `key` is a key with the review right. Not counted against limits.
+  void admit_reviewer(const std::string& key) const;
   bool keys_enabled() const { return !keys_.empty(); }
   bool key_required() const { return required_; }
   int64_t client_limit() const { return client_limit_; }

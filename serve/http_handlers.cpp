@@ -6,7 +6,7 @@
 
 #include "serve/file_store.h"
 #include "serve/http_error.h"
-#include "serve/http_paths.h"
+#include "serve/download_type.h"
 #include "serve/http_server.h"
 
 namespace nmt::serve {

@@ -8,15 +8,11 @@
 #include <chrono>
 #include <cstring>
 
-#include <c10/util/Exception.h>
-
 #include "serve/http_error.h"
 #include "serve/libretranslate_api.h"
-#include "serve/openapi_spec.h"
 #include "serve/opennmt_api.h"
-#include "serve/http_paths.h"
-#include "serve/page_files.h"
-#include "serve/suggestions_api.h"
+#include "serve/http_reply.h"
+#include "serve/http_routes.h"
 #include "util/error.h"
 
 namespace nmt::serve {
@@ -24,45 +20,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kJson = "application/json";
-
-void send_json(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  // replace: a stray invalid byte must not turn an answer into an exception.
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), kJson);
-}
-
-void send_error(httplib::Response& res, int status, const std::string& message) {
-  send_json(res, status, {{"error", message}});
-}
-
-// Runs a handler body; refusals and failures become JSON errors.
-template <typename Body>
-void guarded(httplib::Response& res, Body&& body) {
-  try {
-    body();
-  } catch (const HttpError& e) {
-    send_error(res, e.status(), e.what());
-    if (e.status() == 413) res.set_header("Connection", "close");  // the rest of the body was not read
-  } catch (const QueueFull& e) {
-    send_error(res, 429, e.what());
-    res.set_header("Retry-After", "1");
-  } catch (const ShuttingDown& e) {
-    send_error(res, 503, e.what());
-  } catch (const c10::Error& e) {  // without the C++ backtrace what() carries
-    send_error(res, 500, std::string("The translation failed: ") + e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    send_error(res, 500, std::string("The translation failed: ") + e.what());
-  }
-}
-
 std::string default_error(const httplib::Request& req, int status) {
   switch (status) {
     case 404:
-      return "No route " + req.method + " " + req.path +
-             "; this server answers GET / (its page, unless --no-ui), POST /translate, GET /languages, POST /detect, GET /frontend/settings, "
-             "POST /suggest, POST /translate_file, GET /download_file/NAME, POST /translator/translate, "
-             "GET /translator/models, GET /health, GET /ready, GET /metrics and GET /spec.";
+      return "No route " + req.method + " " + req.path + "; this server answers " + route_list() + ".";
     case 413:
       return "The request body is too large.";
     case 400:
@@ -247,105 +208,10 @@ void TranslationServer::add_hooks() {
 }
 
 
-void TranslationServer::add_routes() {
-  http_->Get("/health", [](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, {{"status", "ok"}});  // LibreTranslate's body
-  });
-  http_->Get("/spec", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, openapi_spec()); });
-  http_->Get("/ready", [this](const httplib::Request&, httplib::Response& res) { handle_ready(res); });
-  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_.prometheus_text(), "text/plain; version=0.0.4");
-  });
-  add_libretranslate_routes();
-  add_opennmt_routes();
-  if (options_.ui) add_page_routes();
-}
-
-void TranslationServer::add_page_routes() {
-  for (const PageFile& file : page_files()) {
-    const std::string path = file.path == std::string("/index.html") ? "/" : file.path;
-    http_->Get(path, [&file](const httplib::Request&, httplib::Response& res) {
-      res.set_header("Content-Security-Policy", kPagePolicy);
-      res.set_header("X-Content-Type-Options", "nosniff");
-      res.set_header("Referrer-Policy", "no-referrer");
-      res.set_header("Cache-Control", "no-cache");
-      res.set_content(file.body.data(), file.body.size(), file.content_type);
-    });
-  }
-}
-
-void TranslationServer::add_libretranslate_routes() {
-  using Reader = httplib::ContentReader;
-  http_->Get("/languages", [this](const httplib::Request&, httplib::Response& res) {
-    guarded(res, [&] { send_json(res, 200, libretranslate_languages(ready_models().routes())); });
-  });
-  http_->Get("/frontend/settings", [this](const httplib::Request&, httplib::Response& res) {
-    guarded(res, [&] { send_json(res, 200, ready_service().frontend_settings()); });
-  });
-  http_->Post("/translate", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
-    guarded(res, [&] {
-      const auto body = read_request_body(req, reader, options_.max_body_bytes);
-      std::vector<std::string> pivots;
-      const json answer = ready_service().translate(body, caller(req, &body), pivots);
-      // LibreTranslate's answer has no field for it: a header says which languages were pivots.
-      if (!pivots.empty()) res.set_header("X-Translation-Pivot", pivots.front());
-      send_json(res, 200, answer);
-    });
-  });
-  http_->Post("/detect", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
-    guarded(res, [&] {
-      const auto body = read_request_body(req, reader, options_.max_body_bytes);
-      send_json(res, 200, ready_service().detect(body, caller(req, &body)));
-    });
-  });
-  http_->Post("/translate_file", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
-    guarded(res, [&] {
-      const auto body = read_request_body(req, reader, options_.max_body_bytes);
-      // Behind a TLS proxy the link must say https, or the page's link is blocked mixed content.
-      const std::string host = req.get_header_value("Host");
-      const std::string scheme = req.get_header_value("X-Forwarded-Proto") == "https" ? "https" : "http";
-      const std::string base =
-          scheme + "://" + (host.empty() ? options_.host + ":" + std::to_string(bound_port_) : host);
-      send_json(res, 200, ready_service().translate_file(body, caller(req, &body), base));
-    });
-  });
-  http_->Post("/suggest", [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
-    if (!suggestions_) {
-      reader([](const char*, size_t) { return true; });  // read to the end, so the client reads the answer
-      send_error(res, 403, "Suggestions are disabled on this server (start it with --suggestions FILE).");
-      return;
-    }
-    guarded(res, [&] {
-      const auto body = read_request_body(req, reader, options_.max_body_bytes);
-      const Caller who = caller(req, &body);
-      access_.admit(who.key, who.address);
-      send_json(res, 200, store_suggestion(*suggestions_, body.fields, who.key, options_.limits));
-    });
-  });
-  http_->Get(R"(/translate_file/progress/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    guarded(res, [&] {
-      const std::string id = req.matches[1];
-      const auto p = ready_service().progress().get(id);
-      if (!p) throw HttpError(404, "No file is being translated with progress_id " + id + ".");
-      send_json(res, 200, {{"done", p->done}, {"total", p->total}, {"finished", p->finished}});
-    });
-  });
-  http_->Get(R"(/download_file/([^/]+))",
-             [this](const httplib::Request& req, httplib::Response& res) { guarded(res, [&] { handle_download(req, res); }); });
-}
-
-void TranslationServer::add_opennmt_routes() {
-  http_->Post("/translator/translate",
-              [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-                guarded(res, [&] { handle_opennmt(req, res, reader); });
-              });
-  http_->Get("/translator/models", [this](const httplib::Request&, httplib::Response& res) {
-    guarded(res, [&] {
-      json out = model_list(ready_models());
-      for (auto& m : out) m["loaded"] = true;
-      send_json(res, 200, out);
-    });
-  });
+void TranslationServer::handle_models(httplib::Response& res) {
+  json out = model_list(ready_models());
+  for (auto& m : out) m["loaded"] = true;
+  send_json(res, 200, out);
 }
 
 void TranslationServer::handle_ready(httplib::Response& res) {

@@ -33,6 +33,8 @@ class ContentReader;
 
 namespace nmt::serve {
 
+struct RouteHandlers;  // serve/route_handlers.cpp
+
 class TranslationServer {
  public:
   // Reads --api-keys (a DataError naming the file when it is wrong) and
@@ -62,15 +64,19 @@ class TranslationServer {
   std::string pairs() const { return ready_ ? models_->routes().describe() : ""; }
 
  private:
+  // Registered from the route table (serve/route_handlers.cpp).
   void add_routes();
   void add_hooks();
-  void add_libretranslate_routes();
   void add_page_routes();
-  void add_opennmt_routes();
+  void add_service_handlers(RouteHandlers& h);
+  void add_libretranslate_handlers(RouteHandlers& h);
+  void add_review_handlers(RouteHandlers& h);
   void handle_opennmt(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
+  void handle_models(httplib::Response& res);
   void handle_ready(httplib::Response& res);
-  void handle_suggest(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
   void handle_download(const httplib::Request& req, httplib::Response& res);
+  // The store, for a request with a key that may review it (else an HttpError 403 or 404).
+  memory::SuggestionStore& reviewed_store(const httplib::Request& req);
   Caller caller(const httplib::Request& req, const RequestBody* body) const;
   ServedModels& ready_models();
   LibreTranslateService& ready_service();

@@ -1,7 +1,11 @@
 #include "serve/openapi_spec.h"
 
+#include <cctype>
+#include <map>
+#include <stdexcept>
 #include <string>
 
+#include "serve/http_routes.h"
 #include "serve/libretranslate_api.h"
 
 namespace nmt::serve {
@@ -96,9 +100,47 @@ json definitions() {
   return d;
 }
 
-json paths() {
-  json p;
-  p["/translate"]["post"] = operation(
+json query(const std::string& name, const std::string& description, json schema) {
+  json q = {{"in", "query"}, {"name", name}, {"required", false}, {"description", description}};
+  q.update(schema);
+  return q;
+}
+
+json path_param(const std::string& name, const std::string& description) {
+  return {{"in", "path"}, {"name", name}, {"required", true}, {"type", "string"}, {"description", description}};
+}
+
+// The routes that review stored suggestions: a key with the review right, as a Bearer token.
+void add_review_operations(std::map<std::string, json>& p) {
+  const json refused = {{"description", "No key with the review right"}, {"schema", ref("error-response")}};
+  const json none = {{"description", "The server keeps no suggestions (no --suggestions)"}, {"schema", ref("error-response")}};
+  const json status = {{"type", "string"}, {"enum", {"pending", "accepted", "rejected", "all"}}};
+  p["GET /suggestions"] = operation(
+      "List Stored Suggestions (ours; review right)", "suggestions",
+      {query("status", "Only those (default all)", status), query("limit", "At most this many (default 100, up to 1000)", {{"type", "integer"}}),
+       query("offset", "Skip this many, newest first", {{"type", "integer"}})},
+      {{"200", {{"description", "Suggestions, newest first, and how many are stored"}}}, {"403", refused}, {"404", none}});
+  p["POST /suggestions/{id}/{decision}"] = operation(
+      "Accept or Reject a Suggestion (ours; review right)", "suggestions",
+      {path_param("id", "The suggestion's id"), path_param("decision", "accept or reject")},
+      {{"200", {{"description", "Its new status"}}}, {"403", refused}, {"404", {{"description", "No such suggestion"}, {"schema", ref("error-response")}}}});
+  p["GET /suggestions/export"] = operation(
+      "Export Suggestions as TMX or TSV (ours; review right)", "suggestions",
+      {query("format", "tmx (default) or tsv", {{"type", "string"}, {"enum", {"tmx", "tsv"}}}),
+       query("status", "Only those (default accepted)", status)},
+      {{"200", {{"description", "The file, oldest suggestion first"}}}, {"403", refused}, {"404", none}});
+  p["POST /suggestions/import"] = operation(
+      "Import a TMX File as Accepted Suggestions (ours; review right)", "suggestions",
+      {{{"in", "body"}, {"name", "body"}, {"required", true}, {"description", "The TMX file's bytes"},
+        {"schema", {{"type", "string"}}}}},
+      {{"200", {{"description", "How many pairs were stored"}}},
+       {"400", {{"description", "Not TMX (the line named)"}, {"schema", ref("error-response")}}}, {"403", refused}, {"404", none}});
+}
+
+// Each route's description, by its key (serve/http_routes.h).
+std::map<std::string, json> operations() {
+  std::map<std::string, json> p;
+  p["POST /translate"] = operation(
       "Translate Text", "translate",
       {form("q", true, "Text(s) to translate",
             {{"oneOf", {{{"type", "string"}, {"example", "Hello world!"}},
@@ -117,22 +159,22 @@ json paths() {
       responses("Translation", "translate", "Translation error"));
   json file = {{"in", "formData"}, {"name", "file"}, {"type", "file"}, {"required", true},
                {"description", "File to translate"}};
-  p["/translate_file"]["post"] = operation(
+  p["POST /translate_file"] = operation(
       "Translate a File", "translate",
       {file, form("source", true, "Source language code or \"auto\" for auto detection", text_schema("en")),
        form("target", true, "Target language code", text_schema("es")), api_key(),
        form("progress_id", false, "Ours: an id to follow the translation's progress by", text_schema("3f2c9a1e-77d0"))},
       responses("Translated file", "translate-file", "Translation error"));
-  p["/translate_file"]["post"]["consumes"] = {"multipart/form-data"};
-  p["/detect"]["post"] = operation("Detect Language of Text", "translate",
+  p["POST /translate_file"]["consumes"] = {"multipart/form-data"};
+  p["POST /detect"] = operation("Detect Language of Text", "translate",
                                    {form("q", true, "Text to detect", text_schema("What language is this?")), api_key()},
                                    responses("Detections", "detections", "Detection error"));
-  p["/languages"]["get"] = operation("Get Supported Languages", "translate", json::array(),
+  p["GET /languages"] = operation("Get Supported Languages", "translate", json::array(),
                                      ok("List of supported languages", "languages"));
-  p["/frontend/settings"]["get"] =
+  p["GET /frontend/settings"] =
       operation("Retrieve Frontend Settings", "misc", json::array(), ok("frontend settings", "frontend-settings"));
-  p["/health"]["get"] = operation("Health Check", "misc", json::array(), ok("Service is healthy", "health-response"));
-  p["/suggest"]["post"] = operation(
+  p["GET /health"] = operation("Health Check", "misc", json::array(), ok("Service is healthy", "health-response"));
+  p["POST /suggest"] = operation(
       "Submit a Suggestion to Improve a Translation", "misc",
       {form("q", true, "Original text", text_schema("Hello world!")),
        form("s", true, "Suggested translation", text_schema("\xC2\xA1Hola mundo!")),
@@ -140,34 +182,49 @@ json paths() {
        form("target", true, "Language of suggested translation", text_schema("es"))},
       {{"200", {{"description", "Success"}, {"schema", ref("suggest-response")}}},
        {"403", {{"description", "Not authorized"}, {"schema", ref("error-response")}}}});
-  p["/download_file/{filename}"]["get"] = operation(
+  p["GET /download_file/{filename}"] = operation(
       "Download a Translated File", "translate",
       {{{"in", "path"}, {"name", "filename"}, {"required", true}, {"type", "string"},
         {"description", "The name in translatedFileUrl"}}},
       {{"200", {{"description", "The translated file"}}},
        {"404", {{"description", "No such file (files are kept for a limited time)"}, {"schema", ref("error-response")}}}});
-  p["/translate_file/progress/{id}"]["get"] = operation(
+  p["GET /translate_file/progress/{id}"] = operation(
       "Progress of a File Being Translated", "translate",
       {{{"in", "path"}, {"name", "id"}, {"required", true}, {"type", "string"},
         {"description", "The progress_id the upload carried (8 to 64 letters, digits or '-')"}}},
       {{"200", {{"description", "Parts done and in all"}, {"schema", ref("file-progress")}}},
        {"404", {{"description", "No such upload"}, {"schema", ref("error-response")}}}});
-  p["/translator/translate"]["post"] = operation(
+  add_review_operations(p);
+  p["POST /translator/translate"] = operation(
       "Translate Texts (OpenNMT-py's API)", "opennmt",
       {{{"in", "body"}, {"name", "body"}, {"required", true},
         {"description", "[{\"src\": TEXT, \"id\": MODEL_ID}, ...], decoding options as the translator's flags"},
         {"schema", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
       responses("Translations", "opennmt-translations", "Translation error"));
-  p["/translator/models"]["get"] =
+  p["GET /translator/models"] =
       operation("List the Served Models (OpenNMT-py's API)", "opennmt", json::array(),
                 {{"200", {{"description", "Models"}, {"schema", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}});
-  p["/ready"]["get"] = operation("Readiness Check", "misc", json::array(),
+  p["GET /ready"] = operation("Readiness Check", "misc", json::array(),
                                  {{"200", {{"description", "Every model is served"}, {"schema", ref("ready-response")}}},
                                   {"503", {{"description", "The models are still loading"}, {"schema", ref("error-response")}}}});
-  p["/metrics"]["get"] = operation("Prometheus Metrics", "misc", json::array(),
+  p["GET /metrics"] = operation("Prometheus Metrics", "misc", json::array(),
                                    {{"200", {{"description", "Metrics in Prometheus's text format"}}}});
-  p["/spec"]["get"] = operation("This Description", "misc", json::array(),
+  p["GET /spec"] = operation("This Description", "misc", json::array(),
                                 {{"200", {{"description", "Swagger 2.0"}}}});
+  return p;
+}
+
+json paths() {
+  const auto described = operations();
+  json p;
+  for (const auto& route : http_routes()) {
+    if (route.page) continue;  // the page is not part of the API
+    const auto it = described.find(route_key(route));
+    if (it == described.end()) throw std::logic_error("/spec does not describe " + route_key(route) + ".");
+    std::string method = route.method;
+    for (auto& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    p[route.path][method] = it->second;
+  }
   return p;
 }
 

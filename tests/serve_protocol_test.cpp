@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "serve/http_paths.h"
+#include "serve/http_routes.h"
 #include "tests/serve_test_util.h"
 
 namespace nmt {

@@ -99,7 +99,60 @@ TEST_F(ServedSuggestions, BadSuggestionsAre400sAndNoStoreIs403) {
   ServedModel plain(sample_model_dir(), {}, {});
   auto p = plain.client();
   const json refused = post(p, "/suggest", {{"q", "a"}, {"s", "b"}, {"source", "en"}, {"target", "de"}}, 403);
-  EXPECT_NE(refused["error"].get<std::string>().find("--suggestions"), std::string::npos);
+  EXPECT_EQ(refused["error"], "Suggestions are disabled on this server.");  // LibreTranslate's words
+}
+
+TEST_F(ServedSuggestions, OnlyAReviewKeyListsDecidesExportsAndImports) {
+  const std::string keys = dir_->path("keys.txt");
+  std::ofstream(keys) << "user-key 0\nreview-key 0 review\n";
+  serve::ServerOptions o = with_store(dir_->path("review.db"));
+  o.access.api_keys_file = keys;
+  ServedModel served(sample_model_dir(), o, {});
+  auto c = served.client();
+  for (const std::string q : {"The cup is cheap.", "The mice come into the shop."}) {
+    post(c, "/suggest", {{"q", q}, {"s", "Korrektur: " + q}, {"source", "en"}, {"target", "de"}, {"api_key", "user-key"}});
+  }
+  const httplib::Headers user = {{"Authorization", "Bearer user-key"}}, reviewer = {{"Authorization", "Bearer review-key"}};
+  // Without the right: neither read nor changed.
+  for (const auto& headers : {httplib::Headers{}, user}) {
+    EXPECT_EQ(c.Get("/suggestions", headers)->status, 403);
+    EXPECT_EQ(c.Get("/suggestions/export", headers)->status, 403);
+    EXPECT_EQ(c.Post("/suggestions/1/reject", headers, "", "text/plain")->status, 403);
+    EXPECT_EQ(c.Post("/suggestions/import", headers, "<tmx/>", "application/xml")->status, 403);
+  }
+  const json listed = json::parse(c.Get("/suggestions?status=pending", reviewer)->body);
+  ASSERT_EQ(listed["suggestions"].size(), 2u);
+  EXPECT_EQ(listed["suggestions"][0]["q"], "The mice come into the shop.");  // newest first
+  EXPECT_EQ(listed["suggestions"][0]["with_key"], true);
+  EXPECT_FALSE(listed.dump().find("user-key") != std::string::npos);  // keys are never shown
+  const int64_t mice = listed["suggestions"][0]["id"], cup = listed["suggestions"][1]["id"];
+  const auto rejected = c.Post("/suggestions/" + std::to_string(mice) + "/reject", reviewer, "", "text/plain");
+  EXPECT_EQ(json::parse(rejected->body)["status"], "rejected");
+  EXPECT_EQ(c.Post("/suggestions/" + std::to_string(cup) + "/accept", reviewer, "", "text/plain")->status, 200);
+  EXPECT_EQ(c.Post("/suggestions/999/accept", reviewer, "", "text/plain")->status, 404);
+  EXPECT_EQ(c.Post("/suggestions/1/maybe", reviewer, "", "text/plain")->status, 404);
+  // A rejected correction answers no more; the accepted one still does.
+  const json both = post(c, "/translate", {{"q", {"The cup is cheap.", "The mice come into the shop."}}, {"source", "en"},
+                                           {"target", "de"}, {"api_key", "user-key"}});
+  EXPECT_EQ(both["translatedText"][0], "Korrektur: The cup is cheap.");
+  EXPECT_NE(both["translatedText"][1], "Korrektur: The mice come into the shop.");
+  // Export as TMX, import into another server's store, export again: the same bytes.
+  const auto tmx = c.Get("/suggestions/export?format=tmx&status=all", reviewer);
+  ASSERT_EQ(tmx->status, 200);
+  EXPECT_EQ(tmx->get_header_value("Content-Type"), "application/x-tmx+xml");
+  const auto tsv = c.Get("/suggestions/export?format=tsv", reviewer);
+  EXPECT_NE(tsv->body.find("en\tde\tThe cup is cheap.\tKorrektur: The cup is cheap.\taccepted"), std::string::npos);
+  EXPECT_EQ(tsv->body.find("mice"), std::string::npos);  // accepted only, by default
+  serve::ServerOptions o2 = with_store(dir_->path("imported.db"));
+  o2.access.api_keys_file = keys;
+  ServedModel other(sample_model_dir(), o2, {});
+  auto c2 = other.client();
+  const auto imported = c2.Post("/suggestions/import", reviewer, tmx->body, "application/x-tmx+xml");
+  EXPECT_EQ(json::parse(imported->body)["imported"], 2);
+  EXPECT_EQ(c2.Get("/suggestions/export?format=tmx&status=all", reviewer)->body, tmx->body);
+  const auto bad = c2.Post("/suggestions/import", reviewer, "<tmx>\n<body>\n<tu>", "application/xml");
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("line 3"), std::string::npos) << bad->body;
 }
 
 }  // namespace
