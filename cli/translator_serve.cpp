@@ -111,39 +111,65 @@ ServedModelDir load_served_model_dir(const std::string& dir, const std::string& 
   return e;
 }
 
-int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, const std::string& checkpoint,
-               const torch::Device& device, const decode::TranslatorOptions& options, GivenSearchFlags given) {
-  install_stop_signal_handlers();
-  const serve::ServerOptions& server_options = s.server;
-  std::vector<ServedModelDir> loaded;  // declared first: the translators must outlive the server's batchers
-  serve::TranslationServer server(server_options);
-  const std::string address = "http://" + server_options.host + ":" + std::to_string(server.bind());
-  server.start();
-  std::cerr << "translator: listening on " << address << " (loading " << model_dirs.size()
-            << " model(s); /ready says 503 until then)\n";
-  std::vector<serve::ModelEntry> entries;
+namespace {
+
+// Every model directory loaded, its pairs' entries logged; `stop`: give up between directories.
+serve::ModelSet load_model_set(const std::vector<std::string>& model_dirs, const std::string& checkpoint,
+                               const torch::Device& device, const decode::TranslatorOptions& options,
+                               GivenSearchFlags given, bool stop_between) {
+  auto loaded = std::make_shared<std::vector<ServedModelDir>>();
+  serve::ModelSet set;
   for (const auto& dir : model_dirs) {
-    if (stop_requested()) break;
-    loaded.push_back(load_served_model_dir(dir, checkpoint, device, options, given));
-    for (const auto& added : loaded.back().pairs.entries) {
-      entries.push_back(added);
-      const auto& e = entries.back();
-      std::cerr << "translator: model " << 100 + entries.size() - 1 << ": " << e.pair.source << "->" << e.pair.target
-                << " with " << e.description << "; " << loaded.back().decoding << "\n";
-      for (size_t i = 0; i + 1 < entries.size(); ++i) {
-        if (entries[i].pair.source == e.pair.source && entries[i].pair.target == e.pair.target) {
-          std::cerr << "translator: warning: model " << 100 + entries.size() - 1 << " (" << e.name
-                    << ") translates the same pair as model " << 100 + i << " (" << entries[i].name
+    if (stop_between && stop_requested()) break;
+    loaded->push_back(load_served_model_dir(dir, checkpoint, device, options, given));
+    for (const auto& added : loaded->back().pairs.entries) {
+      set.entries.push_back(added);
+      const auto& e = set.entries.back();
+      std::cerr << "translator: model " << 100 + set.entries.size() - 1 << ": " << e.pair.source << "->" << e.pair.target
+                << " with " << e.description << "; " << loaded->back().decoding << "\n";
+      for (size_t i = 0; i + 1 < set.entries.size(); ++i) {
+        if (set.entries[i].pair.source == e.pair.source && set.entries[i].pair.target == e.pair.target) {
+          std::cerr << "translator: warning: model " << 100 + set.entries.size() - 1 << " (" << e.name
+                    << ") translates the same pair as model " << 100 + i << " (" << set.entries[i].name
                     << "); LibreTranslate's API uses the first, OpenNMT-py's id reaches both\n";
         }
       }
     }
   }
+  set.owner = std::move(loaded);
+  return set;
+}
+
+}  // namespace
+
+int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, const std::string& checkpoint,
+               const torch::Device& device, const decode::TranslatorOptions& options, GivenSearchFlags given) {
+  install_stop_signal_handlers();
+  install_reload_signal_handler();
+  const serve::ServerOptions& server_options = s.server;
+  serve::TranslationServer server(server_options);  // owns the models it serves
+  const std::string address = "http://" + server_options.host + ":" + std::to_string(server.bind());
+  server.start();
+  std::cerr << "translator: listening on " << address << " (loading " << model_dirs.size()
+            << " model(s); /ready says 503 until then)\n";
+  auto set = load_model_set(model_dirs, checkpoint, device, options, given, /*stop_between=*/true);
   if (!stop_requested()) {
-    server.serve_models(entries);
-    std::cerr << "translator: serving " << server.pairs() << " on " << address << "\n";
+    server.serve(std::move(set));
+    server.set_loader([=] { return load_model_set(model_dirs, checkpoint, device, options, given, false); });
+    std::cerr << "translator: serving " << server.pairs() << " on " << address
+              << " (SIGHUP or POST /reload loads the model directories again)\n";
   }
-  while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (!stop_requested()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!take_reload_request()) continue;
+    try {
+      std::cerr << "translator: SIGHUP: reloading the models; the loaded ones serve until the new ones are checked\n";
+      const std::string pairs = server.reload();
+      std::cerr << "translator: reloaded; serving " << pairs << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "translator: the reload failed, the models loaded before go on serving: " << e.what() << "\n";
+    }
+  }
   std::cerr << "translator: signal " << stop_signal_number() << ": finishing the requests in flight\n";
   server.stop();
   std::cerr << "translator: stopped\n";

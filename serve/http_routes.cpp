@@ -19,6 +19,7 @@ const std::vector<HttpRoute>& http_routes() {
       {"POST", "/suggestions/{id}/{decision}", "/suggestions/review"},
       {"GET", "/suggestions/export", "/suggestions/export"},
       {"POST", "/suggestions/import", "/suggestions/import"},
+      {"POST", "/reload", "/reload"},
       {"POST", "/translator/translate", "/translator/translate"},
       {"GET", "/translator/models", "/translator/models"},
       {"GET", "/health", "/health"},

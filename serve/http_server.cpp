@@ -10,6 +10,7 @@
 
 #include "serve/http_error.h"
 #include "serve/libretranslate_api.h"
+#include "serve/listen_backlog.h"
 #include "serve/opennmt_api.h"
 #include "serve/http_reply.h"
 #include "serve/http_routes.h"
@@ -96,6 +97,7 @@ int TranslationServer::bind() {
                 kExitOther);
   }
   bound_port_ = port;
+  raise_listen_backlog(port);  // httplib's backlog of 5 would fail bursts of new connections
   return port;
 }
 
@@ -112,20 +114,72 @@ void TranslationServer::wait_for_listener() const {
   while (!listener_done_ && !http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-void TranslationServer::serve_models(std::vector<ModelEntry> models) {
-  if (models.empty()) throw Error("The server was given no model to serve.", kExitOther);
+struct ServingSet {
+  std::shared_ptr<void> owner;  // first member: destroyed last, after the batchers using its translators
+  std::unique_ptr<ServedModels> models;
+  std::unique_ptr<LibreTranslateService> service;
+};
+
+namespace {
+
+// The serving set a request on this thread is pinned to, and whose server.
+thread_local std::shared_ptr<ServingSet> t_pinned;
+thread_local const TranslationServer* t_pinned_by = nullptr;
+
+void unpin() {
+  t_pinned.reset();
+  t_pinned_by = nullptr;
+}
+
+}  // namespace
+
+void TranslationServer::serve_models(std::vector<ModelEntry> models) { serve(ModelSet{std::move(models), nullptr}); }
+
+void TranslationServer::serve(ModelSet set) {
+  if (set.entries.empty()) throw Error("The server was given no model to serve.", kExitOther);
   if (suggestions_) {  // stored corrections answer their sentences from now on
-    for (auto& m : models) {
+    for (auto& m : set.entries) {
       m.translator->set_memory([store = suggestions_.get(), pair = m.pair](const std::string& sentence) {
         return store->lookup(pair.source, pair.target, sentence);
       });
     }
   }
-  models_ = std::make_unique<ServedModels>(std::move(models), options_.batching, metrics_);
-  service_ = std::make_unique<LibreTranslateService>(*models_, access_, files_, options_.limits);
-  service_->set_suggestions(suggestions_ != nullptr);
+  auto serving = std::make_shared<ServingSet>();
+  serving->owner = std::move(set.owner);
+  serving->models = std::make_unique<ServedModels>(std::move(set.entries), options_.batching, metrics_);
+  serving->service = std::make_unique<LibreTranslateService>(*serving->models, access_, files_, options_.limits);
+  serving->service->set_suggestions(suggestions_ != nullptr);
+  std::atomic_store(&serving_, std::move(serving));
   metrics_.set_ready(true);
   ready_.store(true, std::memory_order_release);
+}
+
+void TranslationServer::set_loader(ModelLoader loader) { loader_ = std::move(loader); }
+
+std::string TranslationServer::reload() {
+  std::lock_guard<std::mutex> lock(reload_mutex_);
+  if (!loader_) throw Error("This server was given models, not model directories: it has nothing to reload.", kExitOther);
+  ModelSet set = loader_();
+  for (const auto& e : set.entries) {  // each must translate before it serves
+    const auto t = e.translator->translate({"1."});
+    if (t.size() != 1) throw Error("The reloaded model " + e.name + " did not translate.", kExitOther);
+  }
+  serve(std::move(set));
+  return pairs();
+}
+
+std::string TranslationServer::pairs() const {
+  const auto s = std::atomic_load(&serving_);
+  return s ? s->models->routes().describe() : "";
+}
+
+ServingSet& TranslationServer::current() {
+  if (t_pinned && t_pinned_by == this) return *t_pinned;
+  auto s = std::atomic_load(&serving_);
+  if (!s) throw HttpError(503, "The models are still loading; GET /ready answers 200 once they are served.");
+  t_pinned = std::move(s);
+  t_pinned_by = this;
+  return *t_pinned;
 }
 
 void TranslationServer::serve_model(decode::Translator& translator, const data::LanguagePair& pair,
@@ -141,24 +195,17 @@ void TranslationServer::stop() {
     http_->stop();
     listener_.join();  // returns once every request in flight is answered
   }
-  if (models_) models_->stop();
+  if (const auto s = std::atomic_load(&serving_)) s->models->stop();
 }
 
-ServedModels& TranslationServer::ready_models() {
-  if (!ready_.load(std::memory_order_acquire)) {
-    throw HttpError(503, "The models are still loading; GET /ready answers 200 once they are served.");
-  }
-  return *models_;
-}
+ServedModels& TranslationServer::ready_models() { return *current().models; }
 
-LibreTranslateService& TranslationServer::ready_service() {
-  ready_models();
-  return *service_;
-}
+LibreTranslateService& TranslationServer::ready_service() { return *current().service; }
 
 void TranslationServer::add_hooks() {
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     t_request_start = std::chrono::steady_clock::now();
+    unpin();
     const std::string allow = req.method == "OPTIONS" ? allowed_methods(req.path, options_.ui) : "";
     if (!allow.empty()) res.set_header("Allow", allow);
     if (req.method == "OPTIONS" && (!options_.cors_origin.empty() || !allow.empty())) {  // CORS preflight
@@ -204,6 +251,7 @@ void TranslationServer::add_hooks() {
                                ? 0.0
                                : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     metrics_.count_request(route_label(req.path), res.status, seconds);
+    unpin();  // the models this request used may go now
   });
 }
 
@@ -219,12 +267,13 @@ void TranslationServer::handle_ready(httplib::Response& res) {
     send_json(res, 503, {{"status", "loading"}, {"error", "The models are still loading."}});
     return;
   }
-  const json models = model_list(*models_);
-  const auto& first = models_->model(0);
+  const ServedModels& served = ready_models();
+  const json models = model_list(served);
+  const auto& first = served.model(0);
   // source/target/model: the first model's, as before several models could be served.
   send_json(res, 200,
             {{"status", "ready"}, {"source", first.pair.source}, {"target", first.pair.target},
-             {"model", first.description}, {"models", models}, {"pairs", models_->routes().describe()}});
+             {"model", first.description}, {"models", models}, {"pairs", served.routes().describe()}});
 }
 
 void TranslationServer::handle_opennmt(const httplib::Request& req, httplib::Response& res,

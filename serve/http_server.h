@@ -10,7 +10,9 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -34,6 +36,15 @@ class ContentReader;
 namespace nmt::serve {
 
 struct RouteHandlers;  // serve/route_handlers.cpp
+struct ServingSet;     // the models served now, with their service (serve/http_server.cpp)
+
+// Models to serve, and what keeps their translators alive (none: the caller does).
+struct ModelSet {
+  std::vector<ModelEntry> entries;
+  std::shared_ptr<void> owner;
+};
+// Loads the models anew from where they came from (POST /reload, SIGHUP).
+using ModelLoader = std::function<ModelSet()>;
 
 class TranslationServer {
  public:
@@ -53,6 +64,15 @@ class TranslationServer {
   // From now on requests are translated by these models (at least one; each
   // translator must outlive the server).
   void serve_models(std::vector<ModelEntry> models);
+  void serve(ModelSet models);
+  // Lets POST /reload (a key with the review right) and reload() load the models again.
+  void set_loader(ModelLoader loader);
+  // Loads the models with the loader, checks that each translates, and swaps
+  // them in: requests already in flight finish on the old models, which go
+  // when the last of them is answered; new requests get the new ones, none
+  // is refused. When loading or the check fails, the old models keep
+  // serving and the Error says why. Returns the pairs now served.
+  std::string reload();
   // One model for `pair`; `description` is what /ready reports.
   void serve_model(decode::Translator& translator, const data::LanguagePair& pair, const std::string& description);
   // Stops accepting connections, finishes the requests in flight (their
@@ -61,7 +81,7 @@ class TranslationServer {
 
   ServerMetrics& metrics() { return metrics_; }
   // "de->en, en->de, de->fr (through en)" once serving; "" before.
-  std::string pairs() const { return ready_ ? models_->routes().describe() : ""; }
+  std::string pairs() const;
 
  private:
   // Registered from the route table (serve/route_handlers.cpp).
@@ -71,6 +91,7 @@ class TranslationServer {
   void add_service_handlers(RouteHandlers& h);
   void add_libretranslate_handlers(RouteHandlers& h);
   void add_review_handlers(RouteHandlers& h);
+  void add_reload_handler(RouteHandlers& h);
   void handle_opennmt(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
   void handle_models(httplib::Response& res);
   void handle_ready(httplib::Response& res);
@@ -78,6 +99,9 @@ class TranslationServer {
   // The store, for a request with a key that may review it (else an HttpError 403 or 404).
   memory::SuggestionStore& reviewed_store(const httplib::Request& req);
   Caller caller(const httplib::Request& req, const RequestBody* body) const;
+  // The models (and service) this request is served by: pinned at its first
+  // use for the rest of the request, so that a reload cannot pull them away.
+  ServingSet& current();
   ServedModels& ready_models();
   LibreTranslateService& ready_service();
   void wait_for_listener() const;
@@ -89,8 +113,9 @@ class TranslationServer {
   std::unique_ptr<httplib::Server> http_;
   std::thread listener_;
   std::atomic<bool> listener_done_{false};
-  std::unique_ptr<ServedModels> models_;
-  std::unique_ptr<LibreTranslateService> service_;
+  std::shared_ptr<ServingSet> serving_;  // read and swapped with std::atomic_load/store
+  ModelLoader loader_;
+  std::mutex reload_mutex_;  // one reload at a time
   std::unique_ptr<memory::SuggestionStore> suggestions_;  // with --suggestions
   std::atomic<bool> ready_{false};
   bool stopped_ = false;

@@ -195,6 +195,12 @@ std::map<std::string, json> operations() {
       {{"200", {{"description", "Parts done and in all"}, {"schema", ref("file-progress")}}},
        {"404", {{"description", "No such upload"}, {"schema", ref("error-response")}}}});
   add_review_operations(p);
+  p["POST /reload"] = operation(
+      "Load the Model Directories Again (ours; review right)", "misc", json::array(),
+      {{"200", {{"description", "The new models serve; requests in flight finished on the old ones"}}},
+       {"403", {{"description", "No key with the review right"}, {"schema", ref("error-response")}}},
+       {"404", {{"description", "The server was given no directories to reload"}, {"schema", ref("error-response")}}},
+       {"500", {{"description", "Loading failed; the old models go on serving"}, {"schema", ref("error-response")}}}});
   p["POST /translator/translate"] = operation(
       "Translate Texts (OpenNMT-py's API)", "opennmt",
       {{{"in", "body"}, {"name", "body"}, {"required", true},

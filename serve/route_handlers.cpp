@@ -14,6 +14,7 @@
 #include "serve/openapi_spec.h"
 #include "serve/page_files.h"
 #include "serve/suggestions_api.h"
+#include "util/error.h"
 
 namespace nmt::serve {
 
@@ -30,6 +31,7 @@ void TranslationServer::add_routes() {
   add_service_handlers(h);
   add_libretranslate_handlers(h);
   add_review_handlers(h);
+  add_reload_handler(h);
   for (const HttpRoute& route : http_routes()) {
     const std::string key = route_key(route);
     if (route.page) {
@@ -169,6 +171,22 @@ void TranslationServer::add_review_handlers(RouteHandlers& h) {
         return true;
       });
       send_json(res, 200, import_suggestions(store, tmx));
+    });
+  };
+}
+
+// POST /reload: the model directories loaded again and swapped in (reload()).
+void TranslationServer::add_reload_handler(RouteHandlers& h) {
+  h.post["POST /reload"] = [this](const httplib::Request& req, httplib::Response& res, const Reader& reader) {
+    reader([](const char*, size_t) { return true; });
+    guarded(res, [&] {
+      access_.admit_reviewer(caller(req, nullptr).key);
+      if (!loader_) throw HttpError(404, "This server was given models, not model directories: it has nothing to reload.");
+      try {
+        send_json(res, 200, {{"status", "reloaded"}, {"pairs", reload()}});
+      } catch (const Error& e) {
+        throw HttpError(500, std::string("The reload failed; the models loaded before go on serving: ") + e.what());
+      }
     });
   };
 }

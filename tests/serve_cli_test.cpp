@@ -134,6 +134,44 @@ TEST_F(ServeCli, SigtermAnswersTheRequestsInFlightThenExitsZero) {
   EXPECT_FALSE(after.Get("/health"));
 }
 
+// SIGHUP loads the model directory again and swaps it in; one that cannot be
+// loaded leaves the old model serving.
+TEST_F(ServeCli, SighupReloadsTheModelDirectoryAndABrokenOneKeepsTheOldModel) {
+  const int port = free_port();
+  const std::string current = dir_->path("current");
+  fs::create_directory_symlink(dir_->path("model"), current);
+  ServerProcess server({"--model", current, "--serve", "--port", std::to_string(port), "--threads", "1"},
+                       dir_->path("hup.log"));
+  ASSERT_TRUE(wait_until_ready(port, 60)) << test::read_text(dir_->path("hup.log"));
+  httplib::Client c("127.0.0.1", port);
+  const std::string request = json{{"q", "Ein Hund."}, {"source", "de"}, {"target", "en"}}.dump();
+  const auto before = c.Post("/translate", request, "application/json");
+  ASSERT_TRUE(before);
+  auto log_has = [&](const std::string& text, size_t times) {
+    for (int i = 0; i < 600; ++i) {
+      const std::string log = test::read_text(dir_->path("hup.log"));
+      size_t n = 0;
+      for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
+      if (n >= times) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  };
+  server.signal(SIGHUP);
+  EXPECT_TRUE(log_has("translator: reloaded; serving de->en", 1)) << test::read_text(dir_->path("hup.log"));
+  fs::remove(current);
+  fs::create_directory(current);  // an empty directory: not a model
+  server.signal(SIGHUP);
+  EXPECT_TRUE(log_has("the reload failed, the models loaded before go on serving", 1))
+      << test::read_text(dir_->path("hup.log"));
+  const auto after = c.Post("/translate", request, "application/json");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+  EXPECT_EQ(after->body, before->body);
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(60), 0);
+}
+
 // A translation that stops at its length limit is never passed off as
 // whole: the OpenNMT-style answer says "complete": false and /metrics counts
 // it (the coverage check is on by default in the server).

@@ -1,6 +1,6 @@
 // Corrections through the server on the trained sample model: POST /suggest
 // stores them (--suggestions DB) and /translate answers each stored
-// sentence with its correction from then on, in text and HTML, alone or
+// sentence with its correction from then on, in text, HTML and .docx, alone or
 // among other sentences; the store outlives the server; without a store
 // /suggest is refused, and bad suggestions are 400s.
 #include <fstream>
@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "document/zip_archive.h"
+#include "tests/document_test_util.h"
 #include "tests/sample_model_util.h"
 #include "tests/serve_test_util.h"
 
@@ -63,6 +65,19 @@ TEST_F(ServedSuggestions, TwoHundredCorrectionsAreEachAnsweredInTextAndHtml) {
     EXPECT_EQ(text["translatedText"][i], corrections[i]);
     EXPECT_EQ(html["translatedText"][i], "<p>" + corrections[i] + "</p>");
   }
+  // A .docx of the first 20 sources, one paragraph each: every paragraph comes back as its correction.
+  std::string body;
+  for (size_t i = 0; i < 20; ++i) body += "<w:p><w:r><w:t>" + lines[i] + "</w:t></w:r></w:p>";
+  const auto uploaded = c.Post("/translate_file", httplib::MultipartFormDataItems{{"file", docx_of(body), "c.docx", ""},
+                                                                                  {"source", "en", "", ""},
+                                                                                  {"target", "de", "", ""}});
+  ASSERT_TRUE(uploaded);
+  ASSERT_EQ(uploaded->status, 200) << uploaded->body;
+  const std::string url = json::parse(uploaded->body)["translatedFileUrl"];
+  const auto downloaded = c.Get(url.substr(url.find("/download_file/")));
+  ASSERT_TRUE(downloaded);
+  const std::string xml = document::ZipArchive(downloaded->body, "c.docx").read("word/document.xml");
+  for (size_t i = 0; i < 20; ++i) EXPECT_NE(xml.find(">" + corrections[i] + "<"), std::string::npos) << corrections[i];
   // Among other sentences: the stored one answered, the other translated as before.
   const std::string two = lines[0] + " " + lines[1] + " The cup is cheap.";
   const std::string cup = post(c, "/translate", {{"q", "The cup is cheap."}, {"source", "en"}, {"target", "de"}})["translatedText"];

@@ -11,4 +11,8 @@ bool stop_requested();
 int stop_signal_number();  // 0 when none arrived
 void reset_stop_request();  // for tests
 
+// SIGHUP asks a server to reload its models (translator --serve).
+void install_reload_signal_handler();
+bool take_reload_request();  // whether one arrived since the last call
+
 }  // namespace nmt
