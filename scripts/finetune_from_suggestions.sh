@@ -82,11 +82,15 @@ if not pairs:
 with open(f"{work}/corrections.src", "w") as a, open(f"{work}/corrections.tgt", "w") as b:
     for s, t in pairs:
         a.write(s + "\n"); b.write(t + "\n")
+with open(f"{work}/pair", "w") as f:
+    f.write(f"{src} {tgt}\n")
 print(f"finetune_from_suggestions: {len(pairs)} accepted corrections for {src or '?'}->{tgt or '?'}", file=sys.stderr)
 PY
+read -r src_lang tgt_lang < "$work/pair" || true
 cat > "$work/tune.json" <<JSON
 {
   "data": {
+    "src_lang": "${src_lang:-}", "tgt_lang": "${tgt_lang:-}",
     "corpora": [
       {"src": "$work/corrections.src", "tgt": "$work/corrections.tgt", "weight": 1},
       {"src": "$(realpath "$replay_src")", "tgt": "$(realpath "$replay_tgt")", "weight": $replay_weight}

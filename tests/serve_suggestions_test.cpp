@@ -170,5 +170,35 @@ TEST_F(ServedSuggestions, OnlyAReviewKeyListsDecidesExportsAndImports) {
   EXPECT_NE(bad->body.find("line 3"), std::string::npos) << bad->body;
 }
 
+TEST_F(ServedSuggestions, TheAcceptedOnesFineTuneAModelThatServesItsPair) {
+  ServedModel served(sample_model_dir(), with_store(dir_->path("tune.db")), {});
+  auto c = served.client();
+  post(c, "/suggest", {{"q", "The cup is cheap."}, {"s", "Die Tasse kostet wenig."}, {"source", "en"}, {"target", "de"}});
+  const std::string tsv = dir_->path("accepted.tsv");
+  {
+    std::ofstream out(tsv);
+    out << "source_lang\ttarget_lang\tsource\tsuggestion\tstatus\n"
+        << "en\tde\tThe cup is cheap.\tDie Tasse kostet wenig.\taccepted\n"
+        << "en\tde\tThe dog.\tDer Hund.\trejected\n";
+  }
+  const std::string script = shell_quote(source_dir() + "/scripts/finetune_from_suggestions.sh");
+  const std::string tuned = dir_->path("tuned");
+  const auto r = run_command("cd " + shell_quote(source_dir()) + " && " + script + " --model " +
+                             shell_quote(sample_model_dir()) + " --suggestions " + shell_quote(tsv) +
+                             " --replay-src examples/sample/train.en --replay-tgt examples/sample/train.de --out " +
+                             shell_quote(tuned) + " --steps 5 --trainer " + shell_quote(binary_dir() + "/trainer"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 accepted corrections for en->de"), std::string::npos) << r.output;
+  ServedModel tuned_served(tuned, {}, {});  // its config names the pair: it serves
+  auto t = tuned_served.client();
+  EXPECT_FALSE(post(t, "/translate", {{"q", "The cup is cheap."}, {"source", "en"}, {"target", "de"}})["translatedText"]
+                   .get<std::string>()
+                   .empty());
+  const auto bad = run_command(script + " --model " + shell_quote(sample_model_dir()) + " --suggestions " +
+                               shell_quote(tsv) + " --out " + shell_quote(dir_->path("x")));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("--replay-src is required"), std::string::npos) << bad.output;
+}
+
 }  // namespace
 }  // namespace nmt::test
