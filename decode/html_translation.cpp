@@ -1,6 +1,8 @@
 #include "decode/html_translation.h"
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
 
 #include <torch/torch.h>
 
@@ -196,13 +198,16 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
   }
   auto words = aligned_words(translator_, plan.text, plan, hypotheses, job.attention, job.inner.begin);
   const bool masked = !plan.masked.atoms.empty() && !words.empty();
-  // Positions in the text the model saw (without the placeholders); the placeholders as words of their own.
-  const auto seen = [&](size_t at) { return masked ? job.inner.begin + plan.masked.masked_position(at - job.inner.begin) : at; };
-  if (masked) words = text::place_atom_words(std::move(words), plan.masked, job.inner.begin);
+  // Positions in the text the model saw (without the placeholders).
+  const auto seen = [&](size_t at) {
+    return masked ? job.inner.begin + plan.masked.masked_position(std::max(at, job.inner.begin) - job.inner.begin) : at;
+  };
+  words = with_kept_pieces(std::move(words), job, doc, plan, seen);
   std::vector<text::MarkupElement> elements;
   std::vector<int> local(run.elements.size(), -1);
   for (size_t e : job.elements) {
     const text::InlineElement& el = run.elements[e];
+    if (el.atom) continue;  // a word of its own (with_kept_pieces)
     text::MarkupElement m;
     m.begin = seen(el.begin);
     m.end = seen(el.end);
@@ -214,10 +219,39 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
     local[e] = static_cast<int>(elements.size());
     elements.push_back(std::move(m));
   }
-  if (words.empty()) {  // nothing translated: the source's words, or what was remembered for them
-    words = source_words(plan.masked.atoms.empty() ? inner : plan.masked.with_literals(), job.inner.begin);
-  }
   return text::escape_html_text(lead) + text::transfer_markup(words, elements) + text::escape_html_text(trail);
+}
+
+std::vector<text::AlignedWord> HtmlTranslator::with_kept_pieces(std::vector<text::AlignedWord> words, const Job& job,
+                                                                const text::HtmlDocument& doc, const LinePlan& plan,
+                                                                const std::function<size_t(size_t)>& seen) const {
+  const text::HtmlRun& run = doc.runs()[job.run];
+  const std::string inner(job.inner.of(run.text));
+  text::MaskedText kept = plan.masked;  // the placeholders taken out, and the unit's elements kept as they are
+  kept.text = plan.text;
+  for (size_t e : job.elements) {
+    const text::InlineElement& el = run.elements[e];
+    if (!el.atom) continue;
+    text::MaskedAtom a;
+    a.literal = doc.source().substr(el.open.begin, el.open.size());
+    a.verbatim = true;
+    a.position = std::min(seen(el.begin) - std::min(seen(el.begin), job.inner.begin), kept.text.size());
+    a.space_before = el.begin == 0 || std::isspace(static_cast<unsigned char>(run.text[el.begin - 1]));
+    a.space_after = el.begin >= run.text.size() || std::isspace(static_cast<unsigned char>(run.text[el.begin]));
+    a.original = {el.begin, el.begin};
+    kept.atoms.push_back(std::move(a));
+  }
+  std::stable_sort(kept.atoms.begin(), kept.atoms.end(),
+                   [](const text::MaskedAtom& x, const text::MaskedAtom& y) { return x.position < y.position; });
+  if (!words.empty()) return kept.atoms.empty() ? words : text::place_atom_words(std::move(words), kept, job.inner.begin);
+  // Nothing translated: the source's words (or what was remembered for them), the kept pieces where they stood.
+  words = source_words(plan.masked.atoms.empty() ? inner : plan.masked.with_literals(), job.inner.begin);
+  for (const auto& a : kept.atoms) {
+    if (!a.verbatim) continue;
+    const auto at = std::find_if(words.begin(), words.end(), [&](const text::AlignedWord& w) { return w.source >= a.original.begin; });
+    words.insert(at, text::AlignedWord{a.literal, a.original.begin, true});
+  }
+  return words;
 }
 
 }  // namespace nmt::decode

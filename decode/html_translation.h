@@ -55,6 +55,11 @@ class HtmlTranslator {
                      std::vector<Job>& jobs) const;
   void attend(const std::vector<LinePlan>& plans, const std::vector<std::vector<std::vector<Hypothesis>>>& hypotheses,
               std::vector<Job>& jobs) const;
+  // The unit's words with its elements kept as they are (inline code,
+  // translate="no") and its placeholders among them, as words of their own.
+  std::vector<text::AlignedWord> with_kept_pieces(std::vector<text::AlignedWord> words, const Job& job,
+                                                  const text::HtmlDocument& doc, const LinePlan& plan,
+                                                  const std::function<size_t(size_t)>& seen) const;
   std::string job_output(const Job& job, const text::HtmlDocument& doc, const LinePlan& plan,
                          const std::vector<std::vector<Hypothesis>>& hypotheses,
                          const std::vector<std::string>& outputs) const;

@@ -70,6 +70,23 @@ TEST_F(HtmlTranslation, TextWithoutInlineTagsIsTranslatedAsAParagraph) {
   EXPECT_EQ(translate("<img alt=\"Ein Hund.\">"), "<img alt=\"" + as_paragraph("Ein Hund.") + "\">");
 }
 
+TEST_F(HtmlTranslation, KeptPiecesAndPlaceholdersComeOutOnceEachInsideTheirSentence) {
+  const std::vector<std::string> kept = {"<code>x()</code>", "<span translate=\"no\">Acme &amp; Co</span>",
+                                         "<kbd class=\"notranslate\">Strg</kbd>", "{0}", "%s"};
+  const std::string html = "<p>Ein Mann <code>x()</code> sieht <span translate=\"no\">Acme &amp; Co</span> einen "
+                           "<b>Hund <kbd class=\"notranslate\">Strg</kbd></b> {0} und %s.</p>";
+  const std::string out = translate(html);
+  for (const auto& k : kept) {
+    size_t n = 0;
+    for (size_t at = out.find(k); at != std::string::npos; at = out.find(k, at + 1)) ++n;
+    EXPECT_EQ(n, 1u) << k << " in " << out;
+  }
+  // Placed by alignment (a random model's here), kept pieces may change places with the other elements, never count.
+  for (const std::string tag : {"<p>", "</p>", "<b>", "</b>"}) EXPECT_EQ(out.find(tag), out.rfind(tag)) << out;
+  // The sentence is one unit: no kept piece splits it (nothing of the source's words is left in place).
+  EXPECT_EQ(out.find("Ein Mann"), std::string::npos) << out;
+}
+
 TEST_F(HtmlTranslation, BadInputGivesATranslationOrAnErrorNeverACrash) {
   HtmlTranslator t(*translator_);
   // Unclosed tags, binary data, an empty body.

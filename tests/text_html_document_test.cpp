@@ -1,5 +1,6 @@
 // The HTML document's runs: what is text to translate and what is left
 // alone, and a rebuild that changes nothing but the runs.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,30 @@ TEST(HtmlDocument, InlineElementsKeepTheirTagsAndTheTextTheyCover) {
   EXPECT_EQ(run.elements[1].name, "b");
   EXPECT_EQ(run.elements[1].parent, 0);
   EXPECT_EQ(d.with_attributes(run.elements[0].open, {"", "Titel \"neu\""}), "<a href=\"x\" title=\"Titel &quot;neu&quot;\">");
+}
+
+TEST(HtmlDocument, InlineCodeAndNoTranslateSpansStayInTheirSentenceAsKeptPieces) {
+  const std::string html =
+      "<p>Rufe <code>run()</code> auf, dann <span translate=\"no\">Acme</span> und <b>die <kbd class=k>Taste</kbd></b>"
+      " und <i class=\"a notranslate\">Nein</i>.</p><div class=\"notranslate\">Block</div>";
+  const HtmlDocument d(html);
+  ASSERT_EQ(d.runs().size(), 1u);  // the div marked notranslate is left alone
+  const HtmlRun& run = d.runs()[0];
+  EXPECT_EQ(run.text, "Rufe  auf, dann  und die  und .");
+  std::vector<std::string> kept;
+  for (const auto& e : run.elements) {
+    if (!e.atom) continue;
+    EXPECT_EQ(e.begin, e.end);
+    EXPECT_TRUE(e.close.empty());
+    kept.push_back(html.substr(e.open.begin, e.open.size()));
+  }
+  EXPECT_EQ(kept, (std::vector<std::string>{"<code>run()</code>", "<span translate=\"no\">Acme</span>",
+                                            "<kbd class=k>Taste</kbd>", "<i class=\"a notranslate\">Nein</i>"}));
+  const auto kbd = std::find_if(run.elements.begin(), run.elements.end(), [](const InlineElement& e) { return e.name == "kbd"; });
+  ASSERT_NE(kbd, run.elements.end());
+  EXPECT_EQ(run.elements[static_cast<size_t>(kbd->parent)].name, "b");
+  // The run given its own bytes back rebuilds the input.
+  EXPECT_EQ(d.render({html.substr(run.source.begin, run.source.size())}), html);
 }
 
 TEST(HtmlDocument, AWrapperAroundAWholeBlockStaysOutsideTheRun) {

@@ -54,6 +54,21 @@ class RunBuilder {
     run_.elements.push_back(el);
   }
 
+  // An element kept as it is inside the run (html_nodes::kept_inline): no
+  // text of the run's, its whole source as `open`.
+  void add_atom(const GumboNode* node) {
+    const GumboElement& e = node->v.element;
+    InlineElement el;
+    el.open = {offset_in(source_, e.original_tag.data), own_end_tag(node, source_).end};
+    el.name = gumbo_normalized_tagname(e.tag);
+    el.begin = el.end = run_.text.size();
+    el.parent = open_.empty() ? -1 : open_.back();
+    el.atom = true;
+    place(el.open.begin);
+    extend(el.open.end);
+    run_.elements.push_back(el);
+  }
+
   void close_inline() {
     if (open_.empty()) return;  // not reached: a carried element holds no flush
     InlineElement& el = run_.elements[static_cast<size_t>(open_.back())];
@@ -190,7 +205,11 @@ void walk(const GumboNode* root, const std::string& source, std::vector<HtmlRun>
     }
     const Kind kind = n->type == GUMBO_NODE_ELEMENT ? kind_of(n, carried) : Kind::kBlock;
     if (kind == Kind::kSkip) {
-      builder.flush();
+      if (kept_inline(n, source)) {
+        builder.add_atom(n);  // inline code, translate="no": a piece of the sentence kept as it is
+      } else {
+        builder.flush();
+      }
       continue;
     }
     if (kind == Kind::kInline) {

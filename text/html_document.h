@@ -5,8 +5,10 @@
 // plus the title, alt and placeholder attributes. The document is rebuilt by
 // replacing only those runs in the source bytes: every tag, comment, entity
 // and byte of whitespace outside them stays exactly as it was. script,
-// style, pre, code, kbd, samp, var, textarea, svg, math, comments and
-// anything marked translate="no" are left alone.
+// style, pre, textarea, svg, math, comments and anything marked
+// translate="no" (or class="notranslate") are left alone; inline ones (code,
+// kbd, samp, var, a span marked so) stay in their sentence's run as pieces
+// kept as they are, so the sentence around them is translated whole.
 #pragma once
 
 #include <memory>
@@ -26,6 +28,9 @@ struct InlineElement {
   std::string name;           // "b", "a", ...
   size_t begin = 0, end = 0;  // the text it covers, in the run's text
   int parent = -1;            // the run's element enclosing it, -1 for none
+  // Kept as it is (inline code, translate="no"): `open` spans the whole
+  // element, `close` is empty, and it covers none of the run's text.
+  bool atom = false;
 };
 
 // Text to translate and where it goes back.

@@ -34,9 +34,25 @@ bool is_skipped_tag(GumboTag tag) {
   }
 }
 
+// translate="no", or the class notranslate (Google's and the browsers' convention).
 bool marked_no_translate(const GumboElement& e) {
   const GumboAttribute* a = gumbo_get_attribute(&e.attributes, "translate");
-  return a && strcasecmp(a->value, "no") == 0;
+  if (a && strcasecmp(a->value, "no") == 0) return true;
+  const GumboAttribute* c = gumbo_get_attribute(&e.attributes, "class");
+  if (!c) return false;
+  const std::string classes = std::string(" ") + c->value + " ";
+  std::string normal = classes;
+  for (char& ch : normal) ch = std::isspace(static_cast<unsigned char>(ch)) ? ' ' : ch;
+  return normal.find(" notranslate ") != std::string::npos;
+}
+
+// Made or moved by the parser while repairing markup: its tags are not where it is.
+constexpr unsigned kRepaired = GUMBO_INSERTION_BY_PARSER | GUMBO_INSERTION_RECONSTRUCTED_FORMATTING_ELEMENT |
+                               GUMBO_INSERTION_ADOPTION_AGENCY_CLONED | GUMBO_INSERTION_ADOPTION_AGENCY_MOVED |
+                               GUMBO_INSERTION_FOSTER_PARENTED | GUMBO_INSERTION_CONVERTED_FROM_END_TAG;
+
+bool is_inline_code_tag(GumboTag tag) {
+  return tag == GUMBO_TAG_CODE || tag == GUMBO_TAG_KBD || tag == GUMBO_TAG_SAMP || tag == GUMBO_TAG_VAR;
 }
 
 }  // namespace
@@ -83,15 +99,11 @@ std::unordered_map<const GumboNode*, bool> carried_inline_elements(const GumboNo
       for (const GumboNode* c : children_of(node)) stack.push_back({c, false});
       continue;
     }
-    // Made or moved by the parser while repairing markup: its tags are not where it is.
-    constexpr unsigned kRepaired = GUMBO_INSERTION_BY_PARSER | GUMBO_INSERTION_RECONSTRUCTED_FORMATTING_ELEMENT |
-                                   GUMBO_INSERTION_ADOPTION_AGENCY_CLONED | GUMBO_INSERTION_ADOPTION_AGENCY_MOVED |
-                                   GUMBO_INSERTION_FOSTER_PARENTED | GUMBO_INSERTION_CONVERTED_FROM_END_TAG;
     bool ok = e.tag_namespace == GUMBO_NAMESPACE_HTML && is_inline_tag(e.tag) && e.original_tag.length > 0 &&
               (node->parse_flags & kRepaired) == 0 && !own_end_tag(node, source).empty() && !marked_no_translate(e);
     for (const GumboNode* c : children_of(node)) {
       if (c->type == GUMBO_NODE_TEXT || c->type == GUMBO_NODE_WHITESPACE) continue;
-      if (c->type != GUMBO_NODE_ELEMENT || !carried[c]) ok = false;
+      if (c->type != GUMBO_NODE_ELEMENT || !(carried[c] || kept_inline(c, source))) ok = false;
     }
     carried[node] = ok;
   }
@@ -140,6 +152,14 @@ std::vector<size_t> markup_starts(const GumboNode* root, const std::string& sour
   }
   std::sort(starts.begin(), starts.end());
   return starts;
+}
+
+bool kept_inline(const GumboNode* node, const std::string& source) {
+  if (node->type != GUMBO_NODE_ELEMENT) return false;
+  const GumboElement& e = node->v.element;
+  return e.tag_namespace == GUMBO_NAMESPACE_HTML &&
+         (is_inline_code_tag(e.tag) || (is_inline_tag(e.tag) && marked_no_translate(e))) && e.original_tag.length > 0 &&
+         (node->parse_flags & kRepaired) == 0 && !own_end_tag(node, source).empty();
 }
 
 Kind kind_of(const GumboNode* node, const std::unordered_map<const GumboNode*, bool>& carried) {

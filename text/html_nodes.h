@@ -27,6 +27,12 @@ Span own_end_tag(const GumboNode* node, const std::string& source);
 // Per element under `root`: whether a run can carry it as an inline element.
 std::unordered_map<const GumboNode*, bool> carried_inline_elements(const GumboNode* root, const std::string& source);
 
+// A skipped element that stays in its run as one piece kept as it is (a
+// word of the translation, placed by alignment): inline code (code, kbd,
+// samp, var) and inline elements marked translate="no" or class="notranslate",
+// spelled in the source with their own end tags.
+bool kept_inline(const GumboNode* node, const std::string& source);
+
 // Skipped (code, scripts, translate="no" ...), inline (carried) or a block.
 Kind kind_of(const GumboNode* node, const std::unordered_map<const GumboNode*, bool>& carried);
 

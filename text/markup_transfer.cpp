@@ -86,7 +86,7 @@ class Writer {
   void put_words(size_t from, size_t to) {
     for (size_t w = from; w < to; ++w) {
       separate(w);
-      out_ += escape_html_text(words_[w].text);
+      out_ += words_[w].verbatim ? words_[w].text : escape_html_text(words_[w].text);
     }
   }
   // The words [lo, hi) with the children of `parent` (elements_.size(): the top level).

@@ -18,6 +18,7 @@ namespace nmt::text {
 struct AlignedWord {
   std::string text;    // the translated word, not escaped
   size_t source = 0;   // the source text position it aligns to
+  bool verbatim = false;  // HTML written as it is (an element kept untranslated), not text to escape
 };
 
 struct MarkupElement {

@@ -225,7 +225,7 @@ std::vector<AlignedWord> place_atom_words(std::vector<AlignedWord> words, const 
   size_t next = 0;
   for (const auto& [before, a] : inserts) {
     for (; next < before; ++next) out.push_back(std::move(words[next]));
-    out.push_back({masked.atoms[a].literal, masked.atoms[a].position});
+    out.push_back({masked.atoms[a].literal, masked.atoms[a].position, masked.atoms[a].verbatim});
   }
   for (; next < words.size(); ++next) out.push_back(std::move(words[next]));
   for (auto& w : out) w.source += offset;

@@ -21,6 +21,7 @@ struct MaskedAtom {
   Span original;            // where it was in the text
   size_t position = 0;      // where it was taken out of the masked text
   bool space_before = true, space_after = true;  // whitespace (or the text's edge) on each side in the text
+  bool verbatim = false;  // markup written as it is where words are escaped (place_atom_words)
 };
 
 struct MaskedText {
