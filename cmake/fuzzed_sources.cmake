@@ -18,5 +18,7 @@ set(NMT_FUZZED_xml document/xml_part.cpp document/paragraph_text.cpp document/of
 set(NMT_FUZZED_ct2_model interop/ct2_model_file.cpp interop/ct2_transformer.cpp)
 set(NMT_FUZZED_token_list vocab/token_list_vocab.cpp)
 set(NMT_FUZZED_marian interop/npz_file.cpp interop/marian_model.cpp)
+set(NMT_FUZZED_placeholders text/placeholders.cpp text/masked_text.cpp text/span.cpp)
+set(NMT_FUZZED_tmx memory/tmx.cpp)
 set(NMT_FUZZ_TARGETS line_reader config checkpoint state_dict sentencepiece score html sentences zip xml ct2_model
-    token_list marian)
+    token_list marian placeholders tmx)

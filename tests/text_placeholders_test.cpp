@@ -85,6 +85,15 @@ TEST(MaskedText, SpansComeOutAndWhitespaceClosesUp) {
   EXPECT_EQ(m.masked_position(text.find("%1$s") + 1), 10u);
 }
 
+TEST(MaskedText, SpansInARowAtTheEndStayWithinTheText) {
+  // Found by the fuzzer: the last span closes up the space the earlier ones stood after.
+  const std::string text = "See it or ann@example.org <b> https://x.org";
+  const auto m = mask_spans(text, find_placeholders(text, {}));
+  EXPECT_EQ(m.text, "See it or");
+  ASSERT_EQ(m.atoms.size(), 3u);
+  for (const auto& a : m.atoms) EXPECT_LE(a.position, m.text.size());
+}
+
 TEST(MaskedText, AtomsGoNextToTheWordsTheirNeighboursAlignTo) {
   const std::string text = "She %s shows %1$s the girl.";
   const auto m = mask_spans(text, find_placeholders(text, {}));

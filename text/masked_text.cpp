@@ -169,6 +169,7 @@ MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans,
     const bool closed_after = at == text.size() || closes_sentence(text[at]);
     if (open_before && closed_after) {  // "open {x}." -> "open."
       while (!m.text.empty() && is_space(m.text.back())) m.text.pop_back();
+      for (auto& earlier : m.atoms) earlier.position = std::min(earlier.position, m.text.size());
       if (!m.stretches.empty()) {
         auto& last = m.stretches.back();
         last.size = std::min(last.size, m.text.size() - last.masked);
