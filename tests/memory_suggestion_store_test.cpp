@@ -2,6 +2,7 @@
 // accepted before pending, never rejected), what it keeps verbatim, and that
 // it survives its writer's kill -9 and refuses files that are not stores.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,6 +108,41 @@ TEST(SuggestionStore, EveryAcknowledgedSuggestionSurvivesItsWritersKill9) {
     EXPECT_EQ(store.lookup("en", "de", "Sentence " + std::to_string(i) + ".").value_or(""),
               "Satz " + std::to_string(i) + ".");
   }
+}
+
+TEST(SuggestionStore, AFullDiskIsAnErrorNamingTheFileAndLosesNothingStored) {
+  test::TempDir dir;
+  const std::string path = dir.path("full.db");
+  {
+    SuggestionStore store(path);
+    store.add(suggestion("Before.", "Vorher."));
+  }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // a disk that fills: no file of this process may grow past 256 KiB
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit {};
+    limit.rlim_cur = limit.rlim_max = 256 * 1024;
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    SuggestionStore store(path);
+    const std::string long_text(2000, 'x');
+    for (int i = 0; i < 100000; ++i) {
+      try {
+        store.add(suggestion("Line " + std::to_string(i) + " " + long_text, "Zeile."));
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        ::_exit(what.find(path) != std::string::npos && what.find("could not be written") != std::string::npos ? 0 : 2);
+      }
+    }
+    ::_exit(3);  // the limit never hit
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  SuggestionStore store(path);  // opens: nothing half-written
+  EXPECT_EQ(store.lookup("en", "de", "Before.").value_or(""), "Vorher.");
+  EXPECT_GT(store.count(), 1);
 }
 
 TEST(SuggestionStore, AFileThatIsNotAStoreIsRefusedNamingIt) {
