@@ -164,37 +164,16 @@ LinePlan Translator::plan(const std::string& line, bool split_sentences) const {
   return plan(line, split_sentences, options_.placeholders);
 }
 
-// Remembered sentences and placeholders outside them, taken out of `source`.
+// Remembered sentences, and placeholders outside them, taken out of `source`.
 text::MaskedText Translator::protect(const std::string& source, bool split_sentences,
                                      const text::PlaceholderOptions& placeholders) const {
-  std::vector<text::Span> spans;
-  std::vector<std::optional<std::string>> replacements;
+  std::vector<std::pair<text::Span, std::string>> remembered;
   if (memory_) {
     for (const text::Span& sentence : planner_->sentences(source, split_sentences)) {
-      if (auto remembered = memory_(std::string(sentence.of(source)))) {
-        spans.push_back(sentence);
-        replacements.push_back(std::move(remembered));
-      }
+      if (auto text = memory_(std::string(sentence.of(source)))) remembered.emplace_back(sentence, std::move(*text));
     }
   }
-  if (spans.empty()) return text::mask_spans(source, text::find_placeholders(source, placeholders));
-  for (const text::Span& p : text::find_placeholders(source, placeholders)) {
-    const bool inside = std::any_of(spans.begin(), spans.end(), [&](const text::Span& s) { return p.begin < s.end && s.begin < p.end; });
-    if (!inside) {
-      spans.push_back(p);
-      replacements.emplace_back();
-    }
-  }
-  std::vector<size_t> order(spans.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spans[a].begin < spans[b].begin; });
-  std::vector<text::Span> sorted_spans;
-  std::vector<std::optional<std::string>> sorted_replacements;
-  for (size_t k : order) {
-    sorted_spans.push_back(spans[k]);
-    sorted_replacements.push_back(std::move(replacements[k]));
-  }
-  return text::mask_spans(source, sorted_spans, sorted_replacements);
+  return text::mask_remembered(source, std::move(remembered), text::find_placeholders(source, placeholders));
 }
 
 LinePlan Translator::plan(const std::string& line, bool split_sentences,

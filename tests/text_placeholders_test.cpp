@@ -94,6 +94,18 @@ TEST(MaskedText, SpansInARowAtTheEndStayWithinTheText) {
   for (const auto& a : m.atoms) EXPECT_LE(a.position, m.text.size());
 }
 
+TEST(MaskedText, ARememberedSentenceIsReplacedWholePlaceholdersInsideItIncluded) {
+  const std::string text = "Open %s now. Save {0} later.";
+  const auto m = mask_remembered(text, {{Span{0, 12}, "Jetzt %s öffnen."}}, find_placeholders(text, {}));
+  EXPECT_EQ(m.text, "Save later.");
+  ASSERT_EQ(m.atoms.size(), 2u);
+  EXPECT_EQ(m.atoms[0].literal, "Jetzt %s öffnen.");
+  EXPECT_EQ(m.atoms[1].literal, "{0}");
+  EXPECT_EQ(m.with_literals(), "Jetzt %s öffnen. Save {0} later.");
+  EXPECT_EQ(place_atoms("Später speichern.", {{"Später", 5}, {"speichern.", 0}}, m),
+            "Jetzt %s öffnen. {0} Später speichern.");
+}
+
 TEST(MaskedText, AtomsGoNextToTheWordsTheirNeighboursAlignTo) {
   const std::string text = "She %s shows %1$s the girl.";
   const auto m = mask_spans(text, find_placeholders(text, {}));

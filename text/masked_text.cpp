@@ -48,6 +48,7 @@ class AtomPlacer {
 
   size_t offset(const MaskedAtom& atom) const {
     const size_t pos = atom.position;
+    if (atom.sentence) return by_count(pos);  // after the words of the sentences before it
     std::optional<size_t> inside, left, right;
     for (size_t w = 0; w < source_.size(); ++w) {
       if (source_[w].begin < pos && pos < source_[w].end) inside = w;
@@ -161,6 +162,7 @@ MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans,
     MaskedAtom atom;
     const bool replaced = k < replacements.size() && replacements[k];
     atom.literal = replaced ? *replacements[k] : text.substr(s.begin, s.size());
+    atom.sentence = replaced;
     atom.original = s;
     atom.space_before = s.begin == 0 || is_space(text[s.begin - 1]);
     atom.space_after = s.end == text.size() || is_space(text[s.end]);
@@ -183,6 +185,26 @@ MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans,
   }
   copy(at, text.size());
   return m;
+}
+
+MaskedText mask_remembered(const std::string& text, std::vector<std::pair<Span, std::string>> remembered,
+                           const std::vector<Span>& placeholders) {
+  if (remembered.empty()) return mask_spans(text, placeholders);
+  std::vector<std::pair<Span, std::optional<std::string>>> all;
+  for (auto& [span, translation] : remembered) all.emplace_back(span, std::move(translation));
+  for (const Span& p : placeholders) {
+    const bool inside = std::any_of(remembered.begin(), remembered.end(),
+                                    [&](const auto& r) { return p.begin < r.first.end && r.first.begin < p.end; });
+    if (!inside) all.emplace_back(p, std::nullopt);
+  }
+  std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first.begin < y.first.begin; });
+  std::vector<Span> spans;
+  std::vector<std::optional<std::string>> replacements;
+  for (auto& [span, replacement] : all) {
+    spans.push_back(span);
+    replacements.push_back(std::move(replacement));
+  }
+  return mask_spans(text, spans, replacements);
 }
 
 std::string place_atoms(const std::string& translation, const std::vector<AlignedWord>& words,

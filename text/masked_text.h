@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct MaskedAtom {
   size_t position = 0;      // where it was taken out of the masked text
   bool space_before = true, space_after = true;  // whitespace (or the text's edge) on each side in the text
   bool verbatim = false;  // markup written as it is where words are escaped (place_atom_words)
+  bool sentence = false;  // a whole sentence replaced: it goes between the translations of its neighbours
 };
 
 struct MaskedText {
@@ -42,9 +44,16 @@ struct MaskedText {
 };
 
 // `spans`: in order, not overlapping, within `text`. `replacements`: empty,
-// or per span what goes back in its place (none: the span itself).
+// or per span what goes back in its place (none: the span itself; a
+// replaced span is a whole sentence, placed by sentence order).
 MaskedText mask_spans(const std::string& text, const std::vector<Span>& spans,
                       const std::vector<std::optional<std::string>>& replacements = {});
+
+// `text` with its remembered sentences taken out (each replaced by its
+// remembered translation) and the placeholders outside them (`placeholders`:
+// in order, apart).
+MaskedText mask_remembered(const std::string& text, std::vector<std::pair<Span, std::string>> remembered,
+                           const std::vector<Span>& placeholders);
 
 // `translation` with `masked`'s atoms put in. `words`: the translation's
 // words in target order, each with the byte position in masked.text of the
