@@ -13,7 +13,9 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(line_reader config checkpoint state_dict sentencepiece score html sentences zip xml ct2_model token_list marian)
+# By default every target, as cmake/fuzzed_sources.cmake lists them (one list for the builds and this).
+[ ${#targets[@]} -gt 0 ] || read -r -a targets <<< "$(sed -n '/^set(NMT_FUZZ_TARGETS/,/)/p' cmake/fuzzed_sources.cmake |
+  tr -d '()' | sed 's/setNMT_FUZZ_TARGETS//' | tr -s ' \n' ' ')"
 
 scripts/install_deps.sh
 need=()
