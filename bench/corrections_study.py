@@ -36,6 +36,8 @@ import threading
 import time
 import urllib.request
 
+from translator_bleu import bleu
+
 KEY = "study-key"
 
 
@@ -55,14 +57,6 @@ def translate(port, lines):
     for i in range(0, len(lines), 100):
         out += call(port, "/translate", {"q": lines[i:i + 100], "source": "en", "target": "de"})["translatedText"]
     return out
-
-
-def bleu(translator, hyps, ref_path, work, name):
-    path = os.path.join(work, name + ".hyp")
-    with open(path, "w") as f:
-        f.write("\n".join(hyps) + "\n")
-    r = subprocess.run([translator, "--score", ref_path, "--hypotheses", path], check=True, capture_output=True, text=True)
-    return json.loads(r.stderr.strip().splitlines()[-1])["bleu"]
 
 
 def lines_of(path, n=None):

@@ -21,13 +21,14 @@ Exits 1 when a line loses or repeats a placeholder or BLEU falls by more than 1.
 Run from the repository root.
 """
 import argparse
-import json
 import os
 import random
 import shlex
 import subprocess
 import sys
 import tempfile
+
+from translator_bleu import bleu
 
 KINDS = ["%s", "%1$s", "%d", "%.2f", "{0}", "{name}", "{{ user }}", "${count}", '<x id="{n}"/>',
          "https://example.com/p?id={n}", "user{n}@example.org"]
@@ -59,15 +60,6 @@ def translate(translator, model, lines, flags, workdir, name):
                    check=True, stderr=subprocess.DEVNULL)
     with open(out) as f:
         return f.read().split("\n")[: len(lines)]
-
-
-def bleu(translator, hyps, reference, workdir, name):
-    path = os.path.join(workdir, name + ".hyp")
-    with open(path, "w") as f:
-        f.write("\n".join(hyps) + "\n")
-    r = subprocess.run([translator, "--score", reference, "--hypotheses", path], check=True,
-                       capture_output=True, text=True)
-    return json.loads(r.stderr.strip().splitlines()[-1])["bleu"]
 
 
 def main():

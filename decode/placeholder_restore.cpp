@@ -29,4 +29,10 @@ void restore_placeholders(Translator& translator, LineTranslation& line, int64_t
   }
 }
 
+void restore_placeholders(Translator& translator, std::vector<LineTranslation>& lines) {
+  if (std::none_of(lines.begin(), lines.end(), has_placeholders)) return;
+  const int64_t layer = default_alignment_layer(translator);
+  for (auto& line : lines) restore_placeholders(translator, line, layer);
+}
+
 }  // namespace nmt::decode

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "decode/translation.h"
 
@@ -16,5 +17,7 @@ bool has_placeholders(const LineTranslation& line);
 // Runs the model: call it where the model may run (the server: on its
 // batcher's worker). `layer`: the decoder layer that aligns (default_alignment_layer).
 void restore_placeholders(Translator& translator, LineTranslation& line, int64_t layer);
+// Every line's, the aligning layer found once (and only when a line has placeholders).
+void restore_placeholders(Translator& translator, std::vector<LineTranslation>& lines);
 
 }  // namespace nmt::decode

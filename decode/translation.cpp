@@ -11,7 +11,6 @@
 #include "decode/model_scorer.h"
 #include "decode/parallel_batches.h"
 #include "decode/placeholder_restore.h"
-#include "decode/line_alignment.h"
 #include "decode/sampling.h"
 #include "util/error.h"
 
@@ -203,12 +202,7 @@ std::vector<LineTranslation> Translator::translate(const std::vector<std::string
   std::vector<LineTranslation> out;
   out.reserve(lines.size());
   for (size_t k = 0; k < plans.size(); ++k) out.push_back(rebuild(std::move(plans[k]), std::move(hyps[k])));
-  std::optional<int64_t> layer;  // found once, for the first line with placeholders
-  for (auto& line : out) {
-    if (!has_placeholders(line)) continue;
-    if (!layer) layer = default_alignment_layer(*this);
-    restore_placeholders(*this, line, *layer);
-  }
+  restore_placeholders(*this, out);
   return out;
 }
 

@@ -7,7 +7,6 @@
 
 #include <ATen/Parallel.h>
 
-#include "decode/line_alignment.h"
 #include "decode/placeholder_restore.h"
 #include "util/error.h"
 
@@ -74,10 +73,7 @@ std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::s
     results.push_back(translator_.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
   }
   if (std::any_of(results.begin(), results.end(), decode::has_placeholders)) {
-    run_on_worker([&] {
-      const int64_t layer = decode::default_alignment_layer(translator_);
-      for (auto& r : results) decode::restore_placeholders(translator_, r, layer);
-    });
+    run_on_worker([&] { decode::restore_placeholders(translator_, results); });
   }
   return results;
 }
