@@ -28,6 +28,7 @@
 #include "kernels/packed_linear.h"
 #include "cli/model_interop.h"
 #include "cli/translator_score_targets.h"
+#include "memory/glossary.h"
 #include "interop/argos_package.h"
 #include "interop/model_loader.h"
 #include "storage/model_dir.h"
@@ -174,6 +175,10 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--colon-placeholders", a.options.placeholders.colon_names, "Also keep :name placeholders verbatim");
   app.add_option("--keep-verbatim", a.options.placeholders.literals,
                  "A string to keep untranslated wherever it occurs (repeatable: product names, code)");
+  app.add_option("--glossary", a.serve.glossaries,
+                 "Terms that must be translated so: a TSV (source TAB target a line; a first line \"en<TAB>de\" names "
+                 "its pair) or a TBX file; SRC-TGT=FILE names the pair (repeatable; with --serve, each served pair "
+                 "takes the terms of its languages)");
   app.add_option("--source-lang", a.source_lang,
                  "With a model trained on several directions: the language translated from (e.g. de)");
   app.add_option("--target-lang", a.target_lang,
@@ -302,6 +307,7 @@ void on_translation(RunContext& c, int64_t index, const decode::LineTranslation&
   const std::string failures =
       decode::describe_failures(t.plan, c.translator.options().coverage, *c.translator.vocabs().src);
   if (!failures.empty()) std::cerr << "translator: warning: " << where << ": " << failures << ".\n";
+  for (const auto& term : t.unmet_terms) std::cerr << "translator: warning: " << where << ": " << decode::describe(term) << ".\n";
   write_translation(c.out.stream(), index, t, c.args.options.search.nbest > 1 || c.args.with_scores);
   if (c.interactive) c.out.stream().flush();
   if (c.refs) c.refs->add(index, t.texts.empty() ? std::string() : t.texts.front());
@@ -401,6 +407,14 @@ int run_translation(Args& a) {
                                    max_source_tokens(loaded.config.model), given)
             << ".\n";
   decode::Translator translator(loaded.model, loaded.vocabs, a.options);
+  if (!a.serve.glossaries.empty()) {
+    auto glossary = memory::glossary_for_pair(memory::read_glossaries(a.serve.glossaries), pair.source, pair.target,
+                                              /*only_pair=*/true);
+    if (!glossary) throw DataError("The glossary holds no terms for " + pair.source + "->" + pair.target + ".");
+    std::cerr << "translator: glossary: " << glossary->size() << " term(s) for " << pair.source << "->" << pair.target
+              << ", met by constrained beam search.\n";
+    translator.set_glossary(std::move(glossary));
+  }
   TranslationOutput out(a.output);
   if (!a.score_targets.empty()) {
     return score_target_file(translator, a.text.empty() ? lines_of(a.input.empty() ? std::cin : file) : a.text,

@@ -11,6 +11,7 @@
 #include "cli/model_pairs.h"
 #include "cli/pair_translators.h"
 #include "interop/model_loader.h"
+#include "memory/glossary.h"
 #include "serve/http_server.h"
 #include "serve/text_translation.h"
 #include "storage/model_dir.h"
@@ -114,11 +115,31 @@ ServedModelDir load_served_model_dir(const std::string& dir, const std::string& 
 namespace {
 
 // Every model directory loaded, its pairs' entries logged; `stop`: give up between directories.
-serve::ModelSet load_model_set(const std::vector<std::string>& model_dirs, const std::string& checkpoint,
-                               const torch::Device& device, const decode::TranslatorOptions& options,
-                               GivenSearchFlags given, bool stop_between) {
+// Each served pair's terms from the glossary files given (--glossary).
+void set_glossaries(serve::ModelSet& set, const std::vector<memory::TermBase>& glossaries) {
+  if (glossaries.empty()) return;
+  std::vector<size_t> used(glossaries.size(), 0);
+  for (auto& e : set.entries) {
+    auto glossary = memory::glossary_for_pair(glossaries, e.pair.source, e.pair.target, set.entries.size() == 1);
+    if (!glossary) continue;
+    std::cerr << "translator: glossary: " << glossary->size() << " term(s) for " << e.pair.source << "->"
+              << e.pair.target << "\n";
+    for (size_t g = 0; g < glossaries.size(); ++g) {
+      used[g] += memory::glossary_for_pair({glossaries[g]}, e.pair.source, e.pair.target, set.entries.size() == 1) ? 1 : 0;
+    }
+    e.translator->set_glossary(std::move(glossary));
+  }
+  for (size_t g = 0; g < glossaries.size(); ++g) {
+    if (used[g] == 0) throw DataError("The glossary " + glossaries[g].path + " holds no terms for any served pair.");
+  }
+}
+
+serve::ModelSet load_model_set(const std::vector<std::string>& model_dirs, const std::vector<std::string>& glossary_files,
+                               const std::string& checkpoint, const torch::Device& device,
+                               const decode::TranslatorOptions& options, GivenSearchFlags given, bool stop_between) {
   auto loaded = std::make_shared<std::vector<ServedModelDir>>();
   serve::ModelSet set;
+  const auto glossaries = memory::read_glossaries(glossary_files);
   for (const auto& dir : model_dirs) {
     if (stop_between && stop_requested()) break;
     loaded->push_back(load_served_model_dir(dir, checkpoint, device, options, given));
@@ -136,6 +157,7 @@ serve::ModelSet load_model_set(const std::vector<std::string>& model_dirs, const
       }
     }
   }
+  set_glossaries(set, glossaries);
   set.owner = std::move(loaded);
   return set;
 }
@@ -152,10 +174,11 @@ int run_server(const ServeArgs& s, const std::vector<std::string>& model_dirs, c
   server.start();
   std::cerr << "translator: listening on " << address << " (loading " << model_dirs.size()
             << " model(s); /ready says 503 until then)\n";
-  auto set = load_model_set(model_dirs, checkpoint, device, options, given, /*stop_between=*/true);
+  auto set = load_model_set(model_dirs, s.glossaries, checkpoint, device, options, given, /*stop_between=*/true);
   if (!stop_requested()) {
     server.serve(std::move(set));
-    server.set_loader([=] { return load_model_set(model_dirs, checkpoint, device, options, given, false); });
+    server.set_loader(
+        [=] { return load_model_set(model_dirs, s.glossaries, checkpoint, device, options, given, false); });
     std::cerr << "translator: serving " << server.pairs() << " on " << address
               << " (SIGHUP or POST /reload loads the model directories again)\n";
   }

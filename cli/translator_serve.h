@@ -18,6 +18,7 @@ namespace nmt::cli {
 struct ServeArgs {
   bool serve = false;
   std::string models_dir;  // --models-dir: every model directory under it
+  std::vector<std::string> glossaries;  // --glossary: [SRC-TGT=]FILE each, for the pairs they name
   serve::ServerOptions server;
 };
 

@@ -12,12 +12,12 @@ std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int6
                                       const SearchIds& ids, double alpha) {
   SearchOptions options;
   options.length_penalty = alpha;
-  return greedy_search(scorer, SearchBatch{max_lengths, {}, {}}, ids, options);
+  return greedy_search(scorer, SearchBatch{max_lengths, {}, {}, {}}, ids, options);
 }
 
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const std::vector<int64_t>& max_lengths,
                                       const SearchIds& ids, const SearchOptions& options) {
-  return greedy_search(scorer, SearchBatch{max_lengths, {}, {}}, ids, options);
+  return greedy_search(scorer, SearchBatch{max_lengths, {}, {}, {}}, ids, options);
 }
 
 std::vector<Hypothesis> greedy_search(StepScorer& scorer, const SearchBatch& batch, const SearchIds& ids,

@@ -124,6 +124,10 @@ std::vector<HtmlTranslation> HtmlTranslator::translate(const std::vector<std::st
   for (const Job& job : jobs) {
     out[job.doc].sentences += plans[job.plan].sentences;
     out[job.doc].long_sentences += plans[job.plan].long_sentences;
+    for (auto& term : unmet_terms(plans[job.plan], hypotheses[job.plan])) {
+      auto& unmet = out[job.doc].unmet_terms;
+      if (std::find(unmet.begin(), unmet.end(), term) == unmet.end()) unmet.push_back(std::move(term));
+    }
   }
   return out;
 }
@@ -136,7 +140,7 @@ void HtmlTranslator::plan_document(size_t d, const text::HtmlDocument& doc, std:
       Job job;
       job.doc = d, job.run = r, job.plan = plans.size();
       job.unit = job.inner = {0, run.text.size()};
-      plans.push_back(translator_.plan(run.text, /*split_sentences=*/true, placeholders_));
+      plans.push_back(translator_.plan(run.text, /*split_sentences=*/true, placeholders_, glossary_));
       jobs.push_back(std::move(job));
       continue;
     }
@@ -150,7 +154,8 @@ void HtmlTranslator::plan_document(size_t d, const text::HtmlDocument& doc, std:
       for (size_t e = 0; e < run.elements.size(); ++e) {
         if (unit_of[e] == u) job.elements.push_back(e);
       }
-      plans.push_back(translator_.plan(std::string(job.inner.of(run.text)), /*split_sentences=*/false, placeholders_));
+      plans.push_back(
+          translator_.plan(std::string(job.inner.of(run.text)), /*split_sentences=*/false, placeholders_, glossary_));
       jobs.push_back(std::move(job));
     }
   }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct HtmlTranslation {
   std::string html;            // the document translated (the input itself when it is not UTF-8)
   bool invalid_utf8 = false;
   int64_t sentences = 0, long_sentences = 0;
+  std::vector<UnmetTerm> unmet_terms;  // glossary terms the translation lacks
 };
 
 // Runs a call that uses the model on the thread allowed to (the server's batcher worker).
@@ -47,6 +49,8 @@ class HtmlTranslator {
   std::vector<HtmlTranslation> translate(const std::vector<std::string>& documents);
   // What is kept verbatim in the text (default: the translator's options; inline tags are markup here).
   void set_placeholders(text::PlaceholderOptions placeholders);
+  // The glossary whose terms the translation must contain (default: the translator's own).
+  void set_glossary(std::shared_ptr<const memory::Glossary> glossary) { glossary_ = std::move(glossary); }
 
 
  private:
@@ -69,6 +73,7 @@ class HtmlTranslator {
   ModelCall model_call_;
   int64_t alignment_layer_;
   text::PlaceholderOptions placeholders_;
+  std::shared_ptr<const memory::Glossary> glossary_;  // null: the translator's own
   text::SentenceSplitter splitter_;
 };
 

@@ -16,6 +16,9 @@ struct Hypothesis {
   // when not tracked.
   std::vector<float> coverage;
   bool length_limited = false;  // ended only because it reached its maximum length
+  // Indices of the sentence's term constraints (SearchBatch::constraints)
+  // this hypothesis does not contain: the search found no row meeting them all.
+  std::vector<int32_t> unmet_terms;
 };
 
 }  // namespace nmt::decode

@@ -62,6 +62,7 @@ LinePlanner::LinePlanner(std::shared_ptr<const vocab::Vocab> source,
     };
     source_shape_.opens_sentence = hints_.opens_sentence;
   }
+  if (target_) target_continues_ = word_continuations(*target_);
   target_shape_ = {languages.target, nullptr, shapes.target_final_mark};
   if (target_ && !shapes.target_openers.empty()) {
     target_opener_ = id_set(*target_, shapes.target_openers);
@@ -71,9 +72,11 @@ LinePlanner::LinePlanner(std::shared_ptr<const vocab::Vocab> source,
   }
 }
 
-LinePlan LinePlanner::plan(const std::string& line, bool split_sentences) const {
+LinePlan LinePlanner::plan(const std::string& line, bool split_sentences,
+                           std::shared_ptr<const memory::Glossary> glossary) const {
   LinePlan plan;
   plan.text = line;
+  if (glossary && !glossary->empty() && target_) plan.glossary = std::move(glossary);
   if (text::find_invalid_utf8(line) != line.size()) {
     plan.invalid_utf8 = true;
     return plan;
@@ -113,6 +116,30 @@ void LinePlanner::add_piece(std::vector<int64_t> ids, LinePlan::Source source, L
   gap.clear();
 }
 
+TermConstraints LinePlanner::terms_in(const LinePlan& plan, const std::string& line, text::Span span,
+                                      bool locate) const {
+  TermConstraints out;
+  if (!plan.glossary) return out;
+  const std::string_view text = span.of(line);
+  const auto matches = plan.glossary->find(text);
+  if (matches.empty()) return out;
+  // Where each match's tokens are among the piece's ids (the piece encodes `text` as it is unless dressed).
+  const auto offsets = locate ? source_->encode_with_offsets(text) : std::vector<vocab::Vocab::IdSpan>{};
+  std::vector<size_t> seen;
+  for (const auto& match : matches) {
+    if (std::find(seen.begin(), seen.end(), match.term) != seen.end()) continue;
+    seen.push_back(match.term);
+    const auto& term = plan.glossary->terms()[match.term];
+    out.push_back(term_constraint(term.source, term.target, *target_, target_continues_));
+    for (size_t j = 0; j < offsets.size(); ++j) {
+      if (offsets[j].end <= match.span.begin || offsets[j].begin >= match.span.end) continue;
+      if (out.back().source_end == 0) out.back().source_begin = static_cast<int64_t>(j);
+      out.back().source_end = static_cast<int64_t>(j) + 1;
+    }
+  }
+  return out;
+}
+
 void LinePlanner::add_sentence(const std::string& line, text::Span sentence, LinePlan& plan, std::string& gap) const {
   ++plan.sentences;
   auto ids = source_->encode(sentence.of(line));
@@ -120,6 +147,7 @@ void LinePlanner::add_sentence(const std::string& line, text::Span sentence, Lin
     if (ids.empty()) return;  // nothing the vocabulary keeps: no translation either
     LinePlan::Source whole;
     whole.span = sentence;
+    whole.terms = terms_in(plan, line, sentence, true);
     add_piece({ids.begin(), ids.end()}, whole, plan, gap);
     return;
   }
@@ -148,6 +176,7 @@ void LinePlanner::add_pieces(const std::string& line, text::Span span, int64_t l
     if (ids.empty()) continue;  // nothing the vocabulary keeps (its gap stays with the next piece)
     auto chunks = chunks_of(ids, max_tokens_);  // one chunk unless a single word is too long for the model
     source.chunked = chunks.size() > 1;
+    if (!source.chunked) source.terms = terms_in(plan, line, piece, !source.shaped);
     if (source.chunked && source.shaped) {  // a single word: chunks of it as it is
       source.shaped = false;
       chunks = chunks_of(source_->encode(piece.of(line)), max_tokens_);
@@ -162,6 +191,7 @@ void LinePlanner::add_pieces(const std::string& line, text::Span span, int64_t l
 
 LinePlan LinePlanner::split_piece(const LinePlan& plan, size_t i) const {
   LinePlan sub;
+  sub.glossary = plan.glossary;
   const auto& source = plan.sources.at(i);
   const auto n = static_cast<int64_t>(plan.pieces.at(i).size());
   // A piece cut from one word by tokens has no text boundary to split at.
@@ -173,6 +203,19 @@ LinePlan LinePlanner::split_piece(const LinePlan& plan, size_t i) const {
   return sub;
 }
 
+std::vector<UnmetTerm> unmet_terms(const LinePlan& plan, const std::vector<std::vector<Hypothesis>>& hypotheses) {
+  std::vector<UnmetTerm> out;
+  for (size_t i = 0; i < hypotheses.size() && i < plan.sources.size(); ++i) {
+    if (hypotheses[i].empty()) continue;
+    for (int32_t k : hypotheses[i].front().unmet_terms) {
+      const auto& c = plan.sources[i].terms.at(static_cast<size_t>(k));
+      UnmetTerm term{c.source, c.target, !c.forms.empty()};
+      if (std::find(out.begin(), out.end(), term) == out.end()) out.push_back(std::move(term));
+    }
+  }
+  return out;
+}
+
 LineTranslation rebuild_line(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses,
                              const vocab::Vocab& target, const text::SentenceShape& shape) {
   if (hypotheses.size() != plan.pieces.size()) {
@@ -180,6 +223,7 @@ LineTranslation rebuild_line(LinePlan plan, std::vector<std::vector<Hypothesis>>
                            std::to_string(plan.pieces.size()) + " pieces.");
   }
   LineTranslation out;
+  out.unmet_terms = unmet_terms(plan, hypotheses);
   size_t ranks = 0;
   std::vector<std::vector<std::string>> texts(hypotheses.size());  // per piece, per rank
   for (size_t i = 0; i < hypotheses.size(); ++i) {

@@ -18,6 +18,8 @@
 
 #include "decode/coverage_check.h"
 #include "decode/hypothesis.h"
+#include "decode/term_constraints.h"
+#include "memory/glossary.h"
 #include "text/clause_shape.h"
 #include "text/masked_text.h"
 #include "text/sentence_splitter.h"
@@ -44,11 +46,14 @@ struct LinePlan {
     bool starts = true, ends = true;  // whether it starts / ends its sentence
     bool shaped = false;          // a piece of a split sentence, dressed as a sentence (text/clause_shape.h)
     text::ShapedPiece shape;      // when shaped: the text the model translated and how to undo it
+    TermConstraints terms;        // the glossary's terms found in its text: its translation must contain them
   };
   std::vector<Source> sources;
   // The source's text around the pieces, pieces.size() + 1 of them: before
   // the first (only when splitting sentences), between, after the last.
   std::vector<std::string> gaps;
+  // The glossary whose terms each piece's translation must contain (null: none).
+  std::shared_ptr<const memory::Glossary> glossary;
   // Target ids the translation of the first piece starts with (--target-prefix).
   std::vector<int64_t> target_prefix;
   int64_t sentences = 0;        // sentences of the line (0 for a blank line)
@@ -66,6 +71,7 @@ struct LineTranslation {
   std::vector<std::vector<Hypothesis>> hypotheses;  // per piece, best first
   std::vector<std::string> texts;  // the line rebuilt, per rank (best first); none for a blank or invalid line
   std::vector<double> scores;      // per rank: the sum of its pieces' scores
+  std::vector<UnmetTerm> unmet_terms;  // glossary terms the best translation lacks
 };
 
 // What the model's training sentences look like on each side
@@ -94,9 +100,11 @@ class LinePlanner {
               std::shared_ptr<const vocab::Vocab> target, PieceLimits limits, bool split_sentences,
               PlannerLanguages languages, const TrainedShapes& shapes = {});
 
-  // Thread-safe; no model call. The second form overrides sentence splitting.
+  // Thread-safe; no model call. The second form overrides sentence splitting
+  // and finds `glossary`'s terms in each piece (LinePlan::Source::terms).
   LinePlan plan(const std::string& line) const { return plan(line, split_sentences_); }
-  LinePlan plan(const std::string& line, bool split_sentences) const;
+  LinePlan plan(const std::string& line, bool split_sentences,
+                std::shared_ptr<const memory::Glossary> glossary = nullptr) const;
 
   // Piece `i` of `plan` in smaller pieces (each at most about half its
   // tokens) as a plan of their own over plan.text: its gaps are the text
@@ -111,6 +119,9 @@ class LinePlanner {
  private:
   void add_sentence(const std::string& line, text::Span sentence, LinePlan& plan, std::string& gap) const;
   void add_piece(std::vector<int64_t> ids, LinePlan::Source source, LinePlan& plan, std::string& gap) const;
+  // The glossary's terms in `span` of `line`, as constraints on the target;
+  // `locate`: with their source tokens (the piece encodes the span as it is).
+  TermConstraints terms_in(const LinePlan& plan, const std::string& line, text::Span span, bool locate) const;
 
   // Pieces of `span` of `line`, each within `limit` tokens (by text, then a
   // single word by tokens); `starts`/`ends`: whether the span starts / ends its sentence.
@@ -122,9 +133,13 @@ class LinePlanner {
   bool split_sentences_;
   text::SentenceSplitter splitter_;
   std::vector<uint8_t> source_opener_, target_opener_;  // per id: 1 when it opens training sentences
+  std::shared_ptr<const std::vector<uint8_t>> target_continues_;  // word_continuations(*target_)
   text::ClauseHints hints_;
   text::SentenceShape source_shape_, target_shape_;
 };
+
+// The glossary terms the best hypotheses of `plan`'s pieces lack, each once.
+std::vector<UnmetTerm> unmet_terms(const LinePlan& plan, const std::vector<std::vector<Hypothesis>>& hypotheses);
 
 // Detokenizes each piece's hypotheses (a dressed piece's undressed again by
 // `shape`, the target's) and rebuilds the line: rank k joins every piece's

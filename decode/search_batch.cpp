@@ -19,6 +19,10 @@ void SearchBatch::check() const {
     throw std::invalid_argument("A search batch of " + std::to_string(size()) + " sentences was given " +
                                 std::to_string(sample_keys.size()) + " sampling keys.");
   }
+  if (!constraints.empty() && constraints.size() != size()) {
+    throw std::invalid_argument("A search batch of " + std::to_string(size()) + " sentences was given " +
+                                std::to_string(constraints.size()) + " lists of term constraints.");
+  }
 }
 
 }  // namespace nmt::decode

@@ -175,13 +175,13 @@ text::MaskedText Translator::protect(const std::string& source, bool split_sente
   return text::mask_remembered(source, std::move(remembered), text::find_placeholders(source, placeholders));
 }
 
-LinePlan Translator::plan(const std::string& line, bool split_sentences,
-                          const text::PlaceholderOptions& placeholders) const {
+LinePlan Translator::plan(const std::string& line, bool split_sentences, const text::PlaceholderOptions& placeholders,
+                          const std::shared_ptr<const memory::Glossary>& glossary) const {
   if (!planner_) throw DataError("This translator was built without vocabularies; it cannot translate text.");
   const size_t tab = options_.target_prefix ? line.find('\t') : std::string::npos;
   const std::string source = line.substr(0, tab);
   auto masked = protect(source, split_sentences, placeholders);
-  LinePlan p = planner_->plan(masked.text, split_sentences);
+  LinePlan p = planner_->plan(masked.text, split_sentences, glossary ? glossary : glossary_);
   if (!masked.atoms.empty()) p.masked = std::move(masked);
   if (tab == std::string::npos || p.pieces.empty()) return p;  // nothing to translate: the prefix alone is not a translation
   const std::string prefix = line.substr(tab + 1);
@@ -208,13 +208,19 @@ std::vector<LineTranslation> Translator::translate(const std::vector<std::string
 
 std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_plans(const std::vector<LinePlan>& plans) {
   std::vector<std::vector<int64_t>> sources, prefixes;  // every piece of every line: one set of batches
-  bool any_prefix = false;
+  std::vector<TermConstraints> terms;
+  bool any_prefix = false, any_terms = false;
   for (const auto& p : plans) {
     sources.insert(sources.end(), p.pieces.begin(), p.pieces.end());
-    for (size_t k = 0; k < p.pieces.size(); ++k) prefixes.push_back(k == 0 ? p.target_prefix : std::vector<int64_t>{});
+    for (size_t k = 0; k < p.pieces.size(); ++k) {
+      prefixes.push_back(k == 0 ? p.target_prefix : std::vector<int64_t>{});
+      terms.push_back(p.sources[k].terms);
+      any_terms = any_terms || !terms.back().empty();
+    }
     any_prefix = any_prefix || !p.target_prefix.empty();
   }
-  auto flat = translate_ids(sources, any_prefix ? prefixes : std::vector<std::vector<int64_t>>{}, options_.search);
+  if (!any_terms) terms.clear();
+  auto flat = translate_ids(sources, any_prefix ? prefixes : std::vector<std::vector<int64_t>>{}, options_.search, terms);
   std::vector<std::vector<std::vector<Hypothesis>>> out(plans.size());
   auto next = std::make_move_iterator(flat.begin());
   for (size_t k = 0; k < plans.size(); ++k) {
@@ -267,22 +273,39 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
 
 std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector<std::vector<int64_t>>& sources,
                                                                const std::vector<std::vector<int64_t>>& target_prefixes,
-                                                               const SearchOptions& search) {
+                                                               const SearchOptions& search,
+                                                               const std::vector<TermConstraints>& terms) {
   search.validate();
   check_lengths(sources, target_prefixes);
+  const auto constrained = [&](size_t i) { return !terms.empty() && !terms[i].empty(); };
+  if (!terms.empty() && terms.size() != sources.size()) {
+    throw std::invalid_argument(std::to_string(sources.size()) + " sources were given " +
+                                std::to_string(terms.size()) + " lists of glossary terms.");
+  }
   static const std::vector<int64_t> no_prefix;
   // Longest first: similar lengths share a batch (little padding), and the
   // largest batch comes first, so running out of memory shows at once.
+  // Sources with terms to meet come last, in batches of their own.
   std::vector<size_t> order(sources.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return sources[a].size() > sources[b].size(); });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (constrained(a) != constrained(b)) return constrained(b);
+    return sources[a].size() > sources[b].size();
+  });
+  const auto free = static_cast<size_t>(std::count_if(order.begin(), order.end(), [&](size_t i) { return !constrained(i); }));
+  SearchOptions with_terms = search;
+  with_terms.beam = std::max(search.beam, kMinConstrainedBeam);
+  with_terms.sampling_topk = 1;  // terms are met by search: those sentences are not sampled
   std::vector<std::vector<Hypothesis>> out(sources.size());
-  const std::vector<size_t> starts = split_into_batches(order.size(), options_.batch_size, options_.parallel_batches);
+  std::vector<size_t> starts = split_into_batches(free, options_.batch_size, options_.parallel_batches);
+  for (size_t start : split_into_batches(order.size() - free, options_.batch_size, options_.parallel_batches)) {
+    if (start > 0) starts.push_back(free + start);
+  }
   // Jobs: the positions in `order` each decodes, a batch or a batch's part;
-  // a batch's parts make one round, decoded at once. The first batch is the
-  // largest (every batch but the last is full).
-  const int64_t parts = parts_per_batch(starts.size() > 1 ? starts[1] : 0);
+  // a batch's parts make one round, decoded at once.
+  size_t largest = 0;
+  for (size_t b = 0; b + 1 < starts.size(); ++b) largest = std::max(largest, starts[b + 1] - starts[b]);
+  const int64_t parts = parts_per_batch(largest);
   std::vector<std::vector<size_t>> jobs;
   std::vector<size_t> rounds{0};
   for (size_t b = 0; b + 1 < starts.size(); ++b) {
@@ -295,9 +318,10 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
     std::vector<BatchSource> batch;
     for (size_t k : jobs[j]) {
       const size_t i = order[k];
-      batch.push_back({&sources[i], target_prefixes.empty() ? &no_prefix : &target_prefixes[i]});
+      batch.push_back({&sources[i], target_prefixes.empty() ? &no_prefix : &target_prefixes[i],
+                       terms.empty() ? nullptr : &terms[i]});
     }
-    auto results = translate_batch(batch, search);
+    auto results = translate_batch(batch, jobs[j].front() >= free ? with_terms : search);
     for (size_t k = 0; k < jobs[j].size(); ++k) out[order[jobs[j][k]]] = std::move(results[k]);
   };
   if (parts > 1) {
@@ -311,6 +335,10 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
 int64_t Translator::parts_per_batch(size_t largest_batch) const {
   const bool split = options_.split_batches && options_.parallel_batches == 1 && device_.is_cpu();
   return split ? std::min<int64_t>(std::max(1, at::get_num_threads()), static_cast<int64_t>(largest_batch)) : 1;
+}
+
+int64_t Translator::source_start() const {
+  return (model_->config().source_bos ? 1 : 0) + (source_tag_ >= 0 ? 1 : 0);
 }
 
 torch::Tensor Translator::wrap_sources(const std::vector<BatchSource>& batch) const {
@@ -339,17 +367,25 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vect
   c10::InferenceMode inference;
   PrecisionScope precision_scope(options_.precision, device_);
   SearchBatch sentences;
-  bool any_prefix = false;
+  bool any_prefix = false, any_terms = false;
   for (const auto& s : batch) {
     const auto limit = max_output_length(static_cast<int64_t>(s.ids->size()), options, model_->config().max_len);
     // A prefix is always kept whole: the limit makes room for it and eos (check_lengths keeps that within max_len).
     sentences.max_lengths.push_back(std::max(limit, static_cast<int64_t>(s.target_prefix->size()) + 1));
     sentences.target_prefixes.push_back(*s.target_prefix);
     any_prefix = any_prefix || !s.target_prefix->empty();
+    sentences.constraints.push_back(s.terms ? *s.terms : TermConstraints{});
+    for (auto& c : sentences.constraints.back()) {  // to the model's input: after sos and the tag
+      if (c.source_end > c.source_begin) c.source_begin += source_start(), c.source_end += source_start();
+    }
+    any_terms = any_terms || (s.terms && !s.terms->empty());
     if (sampling_enabled(options)) sentences.sample_keys.push_back(sample_key(options.seed, *s.ids, *s.target_prefix));
   }
   if (!any_prefix) sentences.target_prefixes.clear();
-  ModelScorer scorer(*model_, wrap_sources(batch), options.cached, options_.coverage.check ? coverage_layer() : -1);
+  if (!any_terms) sentences.constraints.clear();
+  // Terms start where the cross-attention is on their source: tracked for them too.
+  ModelScorer scorer(*model_, wrap_sources(batch), options.cached,
+                     options_.coverage.check || any_terms ? coverage_layer() : -1);
   auto found = search(scorer, sentences, ids_, options);
   for (size_t s = 0; s < found.size(); ++s) {
     for (auto& h : found[s]) {

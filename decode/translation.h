@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,10 +90,16 @@ class Translator {
   // (or each split over the threads: options.split_batches).
   std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int64_t>>& sources);
   // The same with, per source (or none when empty), target ids its
-  // translations start with, under `search` instead of options().search.
+  // translations start with, under `search` instead of options().search;
+  // and per source (or none when empty) the glossary terms its translation
+  // must contain: those sources are searched in batches of their own, with
+  // a beam of at least kMinConstrainedBeam (decode/term_constraints.h) and
+  // never sampled, so that a sentence's translation never depends on what
+  // shares its batch.
   std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int64_t>>& sources,
                                                      const std::vector<std::vector<int64_t>>& target_prefixes,
-                                                     const SearchOptions& search);
+                                                     const SearchOptions& search,
+                                                     const std::vector<TermConstraints>& terms = {});
   // Every piece of every plan in one set of batches: hypotheses [plan][piece].
   std::vector<std::vector<std::vector<Hypothesis>>> translate_plans(const std::vector<LinePlan>& plans);
   // Every piece of every plan through `translate` (this translator's
@@ -125,8 +132,10 @@ class Translator {
   // hypotheses that translate_ids() found for each of its plan's pieces.
   LinePlan plan(const std::string& line) const;
   LinePlan plan(const std::string& line, bool split_sentences) const;  // splitting as asked, not as the options say
-  // Protecting spans as asked (a request's own literals), not as the options say.
-  LinePlan plan(const std::string& line, bool split_sentences, const text::PlaceholderOptions& placeholders) const;
+  // Protecting spans as asked (a request's own literals), not as the options
+  // say; and meeting `glossary`'s terms (null: the translator's own).
+  LinePlan plan(const std::string& line, bool split_sentences, const text::PlaceholderOptions& placeholders,
+                const std::shared_ptr<const memory::Glossary>& glossary = nullptr) const;
   LineTranslation rebuild(LinePlan plan, std::vector<std::vector<Hypothesis>> hypotheses) const;
 
   // Longest source the model takes: max_len minus sos, eos and the tag if any.
@@ -151,6 +160,10 @@ class Translator {
   // model. Set before translating; called from any thread.
   using SentenceMemory = std::function<std::optional<std::string>(const std::string& sentence)>;
   void set_memory(SentenceMemory memory) { memory_ = std::move(memory); }
+  // Terms every translation must contain where their source terms occur
+  // (--glossary); null or empty: none. Set before translating.
+  void set_glossary(std::shared_ptr<const memory::Glossary> glossary) { glossary_ = std::move(glossary); }
+  const std::shared_ptr<const memory::Glossary>& glossary() const { return glossary_; }
   const TranslatorOptions& options() const { return options_; }
   const vocab::Vocabularies& vocabs() const { return vocabs_; }
   model::TransformerImpl& model() { return *model_; }
@@ -159,12 +172,15 @@ class Translator {
   struct BatchSource {
     const std::vector<int64_t>* ids;
     const std::vector<int64_t>* target_prefix;
+    const TermConstraints* terms = nullptr;
   };
   text::MaskedText protect(const std::string& source, bool split_sentences,
                            const text::PlaceholderOptions& placeholders) const;
   std::vector<std::vector<Hypothesis>> translate_batch(const std::vector<BatchSource>& batch,
                                                        const SearchOptions& search);
   torch::Tensor wrap_sources(const std::vector<BatchSource>& batch) const;
+  // Where a source's first id is in the model's input (after sos and the tag).
+  int64_t source_start() const;
   void check_lengths(const std::vector<std::vector<int64_t>>& sources,
                      const std::vector<std::vector<int64_t>>& target_prefixes) const;
   // DataError "<which> has N tokens; the model writes at most M before its
@@ -179,6 +195,7 @@ class Translator {
   int64_t source_tag_ = -1;  // options.source_tag's id; -1: none
   std::optional<LinePlanner> planner_;  // with vocabularies only
   SentenceMemory memory_;
+  std::shared_ptr<const memory::Glossary> glossary_;
   std::optional<CoverageChecker> checker_;  // with vocabularies and the check on
   torch::Device device_;
 };

@@ -247,20 +247,25 @@ std::vector<Batcher::Item> Batcher::next_round() {
 
 void Batcher::translate_round(std::vector<Item>& round) {
   std::vector<std::vector<int64_t>> sources, prefixes;
+  std::vector<decode::TermConstraints> terms;
   sources.reserve(round.size());
   int64_t source_tokens = 0, target_tokens = 0;
-  bool any_prefix = false;
+  bool any_prefix = false, any_terms = false;
   for (const auto& item : round) {
     const auto& plan = (*item.request->plans)[item.line];
     sources.push_back(plan.pieces[item.piece]);
     prefixes.push_back(item.piece == 0 ? plan.target_prefix : std::vector<int64_t>{});
+    terms.push_back(plan.sources[item.piece].terms);
     any_prefix = any_prefix || !prefixes.back().empty();
+    any_terms = any_terms || !terms.back().empty();
     source_tokens += item.tokens;
   }
   if (!any_prefix) prefixes.clear();
+  if (!any_terms) terms.clear();
   std::exception_ptr error;
   try {
-    auto hypotheses = translator_.translate_ids(sources, prefixes, round.front().request->search);
+    // Sentences with terms are searched in batches of their own (Translator::translate_ids).
+    auto hypotheses = translator_.translate_ids(sources, prefixes, round.front().request->search, terms);
     for (size_t k = 0; k < round.size(); ++k) {
       if (!hypotheses[k].empty()) target_tokens += static_cast<int64_t>(hypotheses[k].front().tokens.size()) + 1;
       round[k].request->hypotheses[round[k].line][round[k].piece] = std::move(hypotheses[k]);

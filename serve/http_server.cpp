@@ -292,7 +292,7 @@ void TranslationServer::handle_opennmt(const httplib::Request& req, httplib::Res
   options_.limits.check(request.texts);
   const auto id = static_cast<size_t>(index);
   const auto& defaults = models.model(id).translator->options().search;
-  const DecodingRequest decoding{requested_search(request, defaults), request.target_prefixes, std::nullopt};
+  const DecodingRequest decoding{requested_search(request, defaults), request.target_prefixes, std::nullopt, nullptr};
   const int64_t nbest = decoding.search ? decoding.search->nbest : defaults.nbest;
   send_json(res, 200,
             opennmt_response(request.texts, translate_texts(models.batcher(id), request.texts, false, decoding), nbest));

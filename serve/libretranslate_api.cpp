@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "serve/http_error.h"
+#include "text/utf8.h"
+#include "util/error.h"
 #include "util/language_code.h"
 
 namespace nmt::serve {
@@ -85,6 +87,58 @@ std::vector<std::string> read_keep_verbatim(const json& body) {
   return out;
 }
 
+// "glossary": an object of source term -> target term, or (form data) one
+// "source<TAB>target" a line.
+std::shared_ptr<const memory::Glossary> read_glossary(const json& body) {
+  constexpr size_t kMaxTerms = 1000, kMaxBytes = 1000;
+  const auto it = body.find("glossary");
+  if (it == body.end() || it->is_null()) return nullptr;
+  std::vector<std::pair<std::string, std::string>> terms;
+  if (it->is_string()) {
+    for (const auto& line : split_lines(it->get<std::string>())) {
+      if (line.empty()) continue;
+      const auto tab = line.find('\t');
+      if (tab == std::string::npos) {
+        throw HttpError(400, "Invalid request: a glossary line must be a source term, a tab, its target term.");
+      }
+      terms.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+    }
+  } else if (it->is_object()) {
+    for (const auto& [source, target] : it->items()) {
+      if (!target.is_string()) throw HttpError(400, "Invalid request: glossary must map each source term to a string.");
+      terms.emplace_back(source, target.get<std::string>());
+    }
+  } else {
+    throw HttpError(400, "Invalid request: glossary must be an object of source term -> target term.");
+  }
+  if (terms.size() > kMaxTerms) {
+    throw HttpError(400, "Invalid request: glossary holds " + std::to_string(terms.size()) + " terms; at most " +
+                             std::to_string(kMaxTerms) + " are taken.");
+  }
+  auto glossary = std::make_shared<memory::Glossary>();
+  for (const auto& [source, target] : terms) {
+    if (source.size() > kMaxBytes || target.size() > kMaxBytes) {
+      throw HttpError(400, "Invalid request: a glossary term is longer than " + std::to_string(kMaxBytes) + " bytes.");
+    }
+    if (text::find_invalid_utf8(source) != source.size() || text::find_invalid_utf8(target) != target.size()) {
+      throw HttpError(400, "Invalid request: a glossary term is not valid UTF-8.");
+    }
+    try {
+      glossary->add(source, target);
+    } catch (const DataError& e) {
+      throw HttpError(400, std::string("Invalid request: ") + e.what());
+    }
+  }
+  return glossary->empty() ? nullptr : glossary;
+}
+
+json unmet_json(const decode::UnmetTerm& term) {
+  return {{"source", term.source},
+          {"target", term.target},
+          {"reason", term.writable ? "no translation within the length limit contains it"
+                                   : "the model's vocabulary cannot write it"}};
+}
+
 json detected_json(const text::DetectedLanguage& d) {
   return {{"confidence", d.confidence}, {"language", d.language}};
 }
@@ -113,6 +167,7 @@ LibreTranslateRequest parse_libretranslate(const json& body) {
   r.alternatives = read_alternatives(body);
   r.alignment = read_flag(body, "alignment");
   r.keep_verbatim = read_keep_verbatim(body);
+  r.glossary = read_glossary(body);
   return r;
 }
 
@@ -138,6 +193,17 @@ json libretranslate_response(const LibreTranslateRequest& request, const std::ve
       each.push_back(std::move(links));
     }
     out["alignment"] = request.array ? each : each.at(0);
+  }
+  const bool unmet = std::any_of(translations.begin(), translations.end(),
+                                 [](const TextTranslation& t) { return !t.unmet_terms.empty(); });
+  if (unmet) {
+    json each = json::array();
+    for (const auto& t : translations) {
+      json terms = json::array();
+      for (const auto& term : t.unmet_terms) terms.push_back(unmet_json(term));
+      each.push_back(std::move(terms));
+    }
+    out["unmetTerms"] = request.array ? each : each.at(0);
   }
   if (!detected.empty()) {
     json each = json::array();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct LibreTranslateRequest {
   int64_t alternatives = 0;  // extra hypotheses wanted per text
   bool alignment = false;    // ours, off by default: word links for the page (text format, direct pairs)
   std::vector<std::string> keep_verbatim;  // ours: strings kept untranslated, beside the placeholders found
+  std::shared_ptr<const memory::Glossary> glossary;  // ours: terms to meet, over the server's (null: none)
   bool html() const { return format == "html"; }
 };
 
@@ -40,7 +42,9 @@ LibreTranslateRequest parse_libretranslate(const nlohmann::json& body);
 // With request.alignment, "alignment" holds per text (in q's shape) its word
 // links as [target_begin, target_end, source_begin, source_end] in UTF-16
 // code units; [] where there are none (HTML, a pivoted pair, a request of
-// more than 8 KiB of text).
+// more than 8 KiB of text). Where a glossary term is missing from a
+// translation, "unmetTerms" holds per text (in q's shape) each such term as
+// {"source", "target", "reason"}.
 nlohmann::json libretranslate_response(const LibreTranslateRequest& request,
                                        const std::vector<TextTranslation>& translations,
                                        const std::vector<text::DetectedLanguage>& detected = {});

@@ -55,7 +55,7 @@ json LibreTranslateService::translate(const RequestBody& body, const Caller& cal
   for (const auto& [source, indices] : by_source) {
     std::vector<std::string> texts;
     for (size_t i : indices) texts.push_back(request.texts[i]);
-    const TextRequest asked{request.html(), align, request.alternatives, request.keep_verbatim};
+    const TextRequest asked{request.html(), align, request.alternatives, request.keep_verbatim, request.glossary};
     auto done = translate_texts_of(source, request.target, texts, asked, pivots);
     for (size_t k = 0; k < indices.size(); ++k) translations[indices[k]] = std::move(done[k]);
   }
@@ -78,7 +78,7 @@ std::vector<TextTranslation> LibreTranslateService::translate_texts_of(const std
                                                                        std::vector<std::string>& pivots) {
   if (same_language(source, target)) {
     std::vector<TextTranslation> same;
-    for (const auto& t : texts) same.push_back({{t}, {0.0}, {}, {}});
+    for (const auto& t : texts) same.push_back({{t}, {0.0}, {}, {}, {}});
     return same;
   }
   const Route route = route_for(source, target);
@@ -115,7 +115,7 @@ std::string LibreTranslateService::translate_text_file(const std::string& source
   for (size_t first = 0; first < lines.size(); first += kLinesAtOnce) {
     const auto end = lines.begin() + static_cast<std::ptrdiff_t>(std::min(lines.size(), first + kLinesAtOnce));
     const std::vector<std::string> chunk(lines.begin() + static_cast<std::ptrdiff_t>(first), end);
-    const auto done = when_room([&] { return translate_texts_of(source, target, chunk, TextRequest{false, false, 0, {}}, pivots); });
+    const auto done = when_room([&] { return translate_texts_of(source, target, chunk, TextRequest{false, false, 0, {}, nullptr}, pivots); });
     for (const auto& t : done) {
       if (!first_line) out += '\n';
       out += t.hypotheses.front();
@@ -148,7 +148,7 @@ std::string LibreTranslateService::translate_document_file(std::string source, c
   std::vector<std::string> pivots;
   // In parts, so that a large document shares the batcher with everyone's requests.
   const auto translate = [&](const std::vector<std::string>& texts) {
-    const auto done = when_room([&] { return translate_texts_of(source, target, texts, TextRequest{true, false, 0, {}}, pivots); });
+    const auto done = when_room([&] { return translate_texts_of(source, target, texts, TextRequest{true, false, 0, {}, nullptr}, pivots); });
     std::vector<std::string> out;
     for (const auto& t : done) out.push_back(t.hypotheses.front());
     return out;
@@ -203,7 +203,7 @@ json LibreTranslateService::translate_file(const RequestBody& body, const Caller
     limits_.check({file.content}, /*count_lines=*/false);
     if (source == "auto") source = detect_source(file.content, html).language;
     std::vector<std::string> pivots;
-    translated = html ? translate_texts_of(source, target, {file.content}, TextRequest{true, false, 0, {}}, pivots).front().hypotheses.front()
+    translated = html ? translate_texts_of(source, target, {file.content}, TextRequest{true, false, 0, {}, nullptr}, pivots).front().hypotheses.front()
                       : translate_text_file(source, target, file.content, progress_id);
   }
   if (!progress_id.empty()) progress_.finish(progress_id);

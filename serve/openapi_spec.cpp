@@ -86,7 +86,9 @@ json definitions() {
        {"detectedLanguage", {{"oneOf", {detection(), {{"type", "array"}, {"items", detection()}}}}}},
        {"alternatives", {{"oneOf", {{{"type", "array"}, {"items", {{"type", "string"}}}},
                                     {{"type", "array"}, {"items", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}},
-                         {"description", "Alternative translations"}}}});
+                         {"description", "Alternative translations"}}},
+       {"unmetTerms", {{"type", "array"},
+                       {"description", "Ours, when a glossary term is missing: per text, [{source, target, reason}]"}}}});
   d["translate"]["required"] = {"translatedText"};
   d["translate-file"] = object_of({{"translatedFileUrl", described("string", "Translated file url")}});
   d["opennmt-translations"] = {{"type", "array"}, {"description", "Per text, its hypotheses: {src, tgt, n_best, pred_score}"},
@@ -155,6 +157,12 @@ std::map<std::string, json> operations() {
             "Ours: strings to keep untranslated wherever they occur (an array, or one a line in form data), "
             "beside the placeholders, tags, URLs and e-mail addresses always kept",
             {{"type", "array"}, {"items", {{"type", "string"}}}, {"example", {"Acme Cloud"}}}),
+       form("glossary", false,
+            "Ours: terms that must be translated so, over the server's --glossary (an object of source term -> "
+            "target term, or one \"source<TAB>target\" a line in form data; direct pairs only). Enforced by "
+            "constrained beam search; a term no translation could meet is listed in unmetTerms",
+            {{"type", "object"}, {"additionalProperties", {{"type", "string"}}},
+             {"example", {{"pull request", "Pull-Request"}}}}),
        api_key()},
       responses("Translation", "translate", "Translation error"));
   json file = {{"in", "formData"}, {"name", "file"}, {"type", "file"}, {"required", true},

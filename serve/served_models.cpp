@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "serve/http_error.h"
+
 namespace nmt::serve {
 namespace {
 
@@ -31,6 +33,10 @@ std::vector<TextTranslation> ServedModels::translate(const Route& route, const s
   const bool html = request.html;
   const bool align = request.align && !html && route.models.size() == 1;
   const int64_t alternatives = request.alternatives;
+  if (request.glossary && route.models.size() > 1) {
+    throw HttpError(400, "A request's glossary needs a model of its own pair; this pair is translated through " +
+                             std::to_string(route.models.size() - 1) + " pivot language(s).");
+  }
   std::vector<std::string> inputs = texts;
   std::vector<TextTranslation> out;
   for (size_t leg = 0; leg < route.models.size(); ++leg) {
@@ -39,12 +45,17 @@ std::vector<TextTranslation> ServedModels::translate(const Route& route, const s
     decoding.placeholders = batcher.translator().options().placeholders;
     auto& literals = decoding.placeholders->literals;
     literals.insert(literals.end(), request.keep_verbatim.begin(), request.keep_verbatim.end());
+    if (request.glossary) {
+      const auto& own = batcher.translator().glossary();
+      decoding.glossary = own ? std::make_shared<const memory::Glossary>(own->merged_with(*request.glossary))
+                              : request.glossary;
+    }
     const auto& search = batcher.translator().options().search;
     if (leg + 1 == route.models.size() && alternatives + 1 > search.nbest && search.nbest < search.beam) {
       decoding.search = search;
       decoding.search->nbest = std::min(alternatives + 1, search.beam);
     }
-    out = html ? translate_html_texts(batcher, inputs, *decoding.placeholders)
+    out = html ? translate_html_texts(batcher, inputs, *decoding.placeholders, decoding.glossary)
                : translate_texts(batcher, inputs, align, decoding);
     if (leg + 1 < route.models.size()) {
       for (size_t i = 0; i < out.size(); ++i) inputs[i] = out[i].hypotheses.front();

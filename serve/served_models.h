@@ -35,6 +35,8 @@ struct TextRequest {
   bool align = false;        // word links for a direct route's text (none for HTML or a pivot)
   int64_t alternatives = 0;  // extra hypotheses wanted per text
   std::vector<std::string> keep_verbatim;  // the request's own strings kept untranslated (text/placeholders.h)
+  // The request's own glossary terms, over the served model's (--glossary); direct pairs only.
+  std::shared_ptr<const memory::Glossary> glossary;
 };
 
 class ServedModels {

@@ -104,7 +104,7 @@ std::vector<decode::LineTranslation> translate_lines(Batcher& batcher, const std
   const auto& placeholders = decoding.placeholders ? *decoding.placeholders : translator.options().placeholders;
   std::vector<decode::LinePlan> plans;
   for (size_t l = 0; l < lines.size(); ++l) {
-    plans.push_back(translator.plan(lines[l], translator.options().split_sentences, placeholders));
+    plans.push_back(translator.plan(lines[l], translator.options().split_sentences, placeholders, decoding.glossary));
     if (!prefixes.empty() && !plans.back().pieces.empty()) plans.back().target_prefix = prefixes[l];
   }
   auto hypotheses = batcher.translate_checked(plans, decoding.search ? *decoding.search : translator.options().search);
@@ -181,6 +181,10 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
     }
     for (size_t l = first_line[t]; l < first_line[t + 1]; ++l) {
       out[t].coverage.add(translated[l].plan, batcher.translator().options().coverage);
+      for (const auto& term : translated[l].unmet_terms) {
+        auto& unmet = out[t].unmet_terms;
+        if (std::find(unmet.begin(), unmet.end(), term) == unmet.end()) unmet.push_back(term);
+      }
     }
     if (align) {
       std::vector<std::pair<size_t, size_t>> targets, sources;
@@ -200,13 +204,15 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
 }
 
 std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::vector<std::string>& texts,
-                                                  const text::PlaceholderOptions& placeholders) {
+                                                  const text::PlaceholderOptions& placeholders,
+                                                  std::shared_ptr<const memory::Glossary> glossary) {
   decode::HtmlTranslator html(
       batcher.translator(), [&batcher](const std::vector<decode::LinePlan>& plans) { return batcher.translate_plans(plans); },
       [&batcher](const std::function<void()>& call) { batcher.run_on_worker(call); });
   html.set_placeholders(placeholders);
+  if (glossary) html.set_glossary(std::move(glossary));
   std::vector<TextTranslation> out;
-  for (auto& t : html.translate(texts)) out.push_back({{std::move(t.html)}, {0.0}, {}, {}});
+  for (auto& t : html.translate(texts)) out.push_back({{std::move(t.html)}, {0.0}, {}, {}, std::move(t.unmet_terms)});
   return out;
 }
 

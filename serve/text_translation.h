@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ struct TextTranslation {
   std::vector<double> scores;           // per hypothesis: the sum of its lines' scores
   std::vector<WordLink> alignment;      // of the best hypothesis, when asked for
   decode::CoverageTally coverage;       // what the coverage check found in the text's pieces
+  std::vector<decode::UnmetTerm> unmet_terms;  // glossary terms the best hypothesis lacks
 };
 
 struct RequestLimits {
@@ -55,6 +57,7 @@ struct DecodingRequest {
   std::optional<decode::SearchOptions> search;  // none: the server's options
   std::vector<std::string> target_prefixes;     // empty, or one per text ("" for none): its translation starts so
   std::optional<text::PlaceholderOptions> placeholders;  // none: the server's (text/placeholders.h)
+  std::shared_ptr<const memory::Glossary> glossary;      // null: the translator's own (--glossary)
 };
 
 // With `align`, each text's best translation is aligned word by word to the
@@ -69,7 +72,9 @@ std::vector<TextTranslation> translate_texts(Batcher& batcher, const std::vector
 // pieces in the batcher's rounds, the alignment passes on its worker. One
 // hypothesis each.
 // `placeholders`: what is kept verbatim (text/placeholders.h).
+// `glossary`: the terms to meet (null: the translator's own).
 std::vector<TextTranslation> translate_html_texts(Batcher& batcher, const std::vector<std::string>& texts,
-                                                  const text::PlaceholderOptions& placeholders);
+                                                  const text::PlaceholderOptions& placeholders,
+                                                  std::shared_ptr<const memory::Glossary> glossary = nullptr);
 
 }  // namespace nmt::serve

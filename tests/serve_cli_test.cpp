@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -168,6 +169,34 @@ TEST_F(ServeCli, SighupReloadsTheModelDirectoryAndABrokenOneKeepsTheOldModel) {
   ASSERT_TRUE(after);
   EXPECT_EQ(after->status, 200);
   EXPECT_EQ(after->body, before->body);
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(60), 0);
+}
+
+// --glossary: the served pair takes the file's terms, and even a model with
+// random weights writes them (constrained search puts them in); SIGHUP reads
+// the file again with the models.
+TEST_F(ServeCli, TheServersGlossaryTermsAppearAndReloadWithTheModels) {
+  const int port = free_port();
+  std::ofstream(dir_->path("terms.tsv")) << "Hund\tdog\n";
+  ServerProcess server({"--model", dir_->path("model"), "--serve", "--port", std::to_string(port), "--threads", "1",
+                        "--glossary", "de-en=" + dir_->path("terms.tsv")},
+                       dir_->path("glossary.log"));
+  ASSERT_TRUE(wait_until_ready(port, 60)) << test::read_text(dir_->path("glossary.log"));
+  httplib::Client c("127.0.0.1", port);
+  const std::string request = json{{"q", "Ein Hund im Park."}, {"source", "de"}, {"target", "en"}}.dump();
+  auto translated = [&] {
+    const auto r = c.Post("/translate", request, "application/json");
+    return r && r->status == 200 ? json::parse(r->body)["translatedText"].get<std::string>() : std::string("(failed)");
+  };
+  EXPECT_NE(translated().find("dog"), std::string::npos) << test::read_text(dir_->path("glossary.log"));
+  EXPECT_NE(test::read_text(dir_->path("glossary.log")).find("glossary: 1 term(s) for de->en"), std::string::npos);
+  std::ofstream(dir_->path("terms.tsv")) << "Hund\tcat\n";
+  server.signal(SIGHUP);
+  for (int i = 0; i < 600 && test::read_text(dir_->path("glossary.log")).find("reloaded") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(translated().find("cat"), std::string::npos) << test::read_text(dir_->path("glossary.log"));
   server.signal(SIGTERM);
   EXPECT_EQ(server.wait_exit(60), 0);
 }

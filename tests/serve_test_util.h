@@ -62,6 +62,7 @@ class ServedModel {
     return c;
   }
   serve::TranslationServer& server() { return *server_; }
+  decode::Translator& translator() { return *translator_; }
 
  private:
   std::string model_dir_;
