@@ -93,6 +93,7 @@ ConstraintState::ConstraintState(const TermConstraints& constraints)
     if (constraints[c].forms.empty()) met_[c] = kUnsatisfiable;  // nothing to wait for
   }
   progress_.assign(forms, 0);
+  aligned_.assign(forms, 0);
 }
 
 ConstraintState ConstraintState::advanced(const TermConstraints& constraints, int64_t token, bool at_start,
@@ -107,6 +108,8 @@ ConstraintState ConstraintState::advanced(const TermConstraints& constraints, in
     const auto clear = [&] {
       std::fill(next.progress_.begin() + static_cast<std::ptrdiff_t>(first),
                 next.progress_.begin() + static_cast<std::ptrdiff_t>(offset), 0);
+      std::fill(next.aligned_.begin() + static_cast<std::ptrdiff_t>(first),
+                next.aligned_.begin() + static_cast<std::ptrdiff_t>(offset), 0);
     };
     if (pending_[c]) {
       next.pending_[c] = 0;
@@ -123,16 +126,21 @@ ConstraintState ConstraintState::advanced(const TermConstraints& constraints, in
     int32_t best = 0;
     for (size_t f = 0; f < forms.size(); ++f) {
       int32_t& p = next.progress_[first + f];
-      if (p == 0 && ((forms[f].initial_only && !at_start) || (may_start && !(*may_start)[c]))) continue;
+      uint8_t& aligned = next.aligned_[first + f];
+      if (p == 0 && forms[f].initial_only && !at_start) continue;
+      const int32_t before = p;
       const int32_t moved = next_progress(forms[f].ids, p, token);
       // A capitalized form counts only from the translation's start.
       p = forms[f].initial_only && moved != p + 1 ? 0 : moved;
-      best = std::max(best, p);
+      if (before == 0 && p > 0) aligned = !may_start || (*may_start)[c];  // a run starts: where the attention is?
+      if (p == 0) aligned = 0;
       if (p == static_cast<int32_t>(forms[f].ids.size())) {  // met once the next token starts a word
+        best = p;
         next.pending_[c] = 1;
         clear();
         break;
       }
+      if (aligned) best = std::max(best, p);
     }
     next.partial_[c] = best;
   }
@@ -171,7 +179,7 @@ std::vector<int64_t> ConstraintState::wanted(const TermConstraints& constraints,
       const auto& ids = forms[f].ids;
       const int32_t p = progress_[offset + f];
       const bool start = (!may_start || (*may_start)[c]) && (!forms[f].initial_only || at_start);
-      if (p > 0) out.push_back(ids[static_cast<size_t>(p)]);  // continuing
+      if (p > 0 && aligned_[offset + f]) out.push_back(ids[static_cast<size_t>(p)]);  // continuing
       if (start) out.push_back(ids.front());
     }
     offset += forms.size();

@@ -72,8 +72,8 @@ class ConstraintState {
   explicit ConstraintState(const TermConstraints& constraints);
 
   // The state after the row produces `token`; `at_start`: as its first
-  // generated token; `may_start` (per constraint, null: all): which terms
-  // the token may start (a form's first token elsewhere is just a word).
+  // generated token; `may_start` (per constraint, null: all): where a term's
+  // run may be started by force (its source is attended to).
   ConstraintState advanced(const TermConstraints& constraints, int64_t token, bool at_start,
                            const std::vector<uint8_t>* may_start = nullptr) const;
   // Constraint tokens met or being met: the row's bank.
@@ -96,6 +96,12 @@ class ConstraintState {
   // Per constraint: 1 when a form has just been completed (partial_ is its
   // length); met once the next token does not continue its last word.
   std::vector<uint8_t> pending_;
+  // Per form: whether its current run started where the row's attention was
+  // on the term's source. Any run counts toward meeting the term (the model
+  // wrote it), but only aligned runs are continued by force and count in
+  // the bank (a word that merely shares a first piece, "▁W" of "Wenn" for
+  // "Wagen", is not pushed into the term).
+  std::vector<uint8_t> aligned_;
   std::vector<int32_t> progress_;  // per form of every constraint in order: its tokens ending the row
 };
 

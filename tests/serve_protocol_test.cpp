@@ -87,9 +87,10 @@ TEST_F(Protocol, HealthAnswersLibreTranslatesBodyAndSpecDescribesEveryRoute) {
   }
   // /translate's form parameters in LibreTranslate's shape.
   const auto& params = spec.at("paths").at("/translate").at("post").at("parameters");
-  ASSERT_EQ(params.size(), 7u);
+  ASSERT_EQ(params.size(), 8u);
   EXPECT_EQ(params[0].at("name"), "q");
   EXPECT_EQ(params[5].at("name"), "keep_verbatim");  // ours
+  EXPECT_EQ(params[6].at("name"), "glossary");       // ours
   EXPECT_EQ(params[0].at("in"), "formData");
   EXPECT_EQ(params[3].at("schema").at("enum"), (json{"text", "html"}));
 }
