@@ -178,7 +178,8 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--glossary", a.serve.glossaries,
                  "Terms that must be translated so: a TSV (source TAB target a line; a first line \"en<TAB>de\" names "
                  "its pair) or a TBX file; SRC-TGT=FILE names the pair (repeatable; with --serve, each served pair "
-                 "takes the terms of its languages)");
+                 "takes the terms of its languages)")
+      ->allow_extra_args(false);
   app.add_option("--source-lang", a.source_lang,
                  "With a model trained on several directions: the language translated from (e.g. de)");
   app.add_option("--target-lang", a.target_lang,
