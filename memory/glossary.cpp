@@ -194,18 +194,24 @@ void Glossary::add(const std::string& source, const std::string& target) {
   const auto points = code_points(source);
   p.any_case = std::none_of(points.begin(), points.end(), [](const CodePoint& c) { return u_isupper(c.value) || u_istitle(c.value); });
   for (const auto& c : points) p.code_points.push_back(p.any_case ? folded(c.value) : c.value);
-  const auto same = std::find_if(terms_.begin(), terms_.end(), [&](const Term& t) { return t.source == source; });
-  if (same != terms_.end()) {
-    same->target = target;
+  if (const auto same = by_source_.find(source); same != by_source_.end()) {
+    terms_[same->second].target = target;
     return;
   }
+  by_source_.emplace(source, terms_.size());
   terms_.push_back({source, target});
   patterns_.push_back(std::move(p));
-  auto& list = by_first_[folded(patterns_.back().code_points.front())];
-  list.push_back(terms_.size() - 1);
-  std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
-    return patterns_[a].code_points.size() > patterns_[b].code_points.size();
-  });
+  size_t node = 0;
+  for (int32_t c : patterns_.back().code_points) {
+    const int32_t key = folded(c);
+    auto it = trie_[node].next.find(key);
+    if (it == trie_[node].next.end()) {
+      it = trie_[node].next.emplace(key, trie_.size()).first;
+      trie_.emplace_back();
+    }
+    node = it->second;
+  }
+  trie_[node].terms.push_back(terms_.size() - 1);
 }
 
 Glossary Glossary::merged_with(const Glossary& over) const {
@@ -218,28 +224,30 @@ std::vector<TermMatch> Glossary::find(std::string_view text) const {
   std::vector<TermMatch> out;
   if (terms_.empty()) return out;
   const auto points = code_points(text);
+  const auto written_so = [&](size_t t, size_t i) {  // a term matching only as written
+    const Pattern& p = patterns_[t];
+    if (p.any_case) return true;
+    for (size_t k = 0; k < p.code_points.size(); ++k) {
+      if (points[i + k].value != p.code_points[k]) return false;
+    }
+    return true;
+  };
   for (size_t i = 0; i < points.size();) {
-    const auto candidates = by_first_.find(folded(points[i].value));
     const bool word_start = i == 0 || !is_word(points[i - 1].value) || !is_word(points[i].value);
-    size_t matched = 0;
-    if (word_start && candidates != by_first_.end()) {
-      for (size_t t : candidates->second) {
-        const Pattern& p = patterns_[t];
-        const size_t n = p.code_points.size();
-        if (i + n > points.size()) continue;
-        bool same = true;
-        for (size_t k = 0; k < n && same; ++k) {
-          const int32_t c = points[i + k].value;
-          same = (p.any_case ? folded(c) : c) == p.code_points[k];
-        }
-        const bool word_end = i + n == points.size() || !is_word(points[i + n].value) || !is_word(points[i + n - 1].value);
-        if (same && word_end) {
-          out.push_back({{points[i].begin, points[i + n - 1].end}, t});
-          matched = n;
-          break;
-        }
+    size_t matched = 0, term = 0;
+    // The longest term from here that ends at a word's edge.
+    for (size_t node = 0, k = i; word_start && k < points.size();) {
+      const auto it = trie_[node].next.find(folded(points[k].value));
+      if (it == trie_[node].next.end()) break;
+      node = it->second;
+      ++k;
+      const bool word_end = k == points.size() || !is_word(points[k].value) || !is_word(points[k - 1].value);
+      if (!word_end) continue;
+      for (size_t t : trie_[node].terms) {
+        if (written_so(t, i)) matched = k - i, term = t;
       }
     }
+    if (matched) out.push_back({{points[i].begin, points[i + matched - 1].end}, term});
     i += matched ? matched : 1;
   }
   return out;
@@ -264,9 +272,14 @@ TermBase read_term_base(const std::string& path, const std::string& source_langu
   } catch (const std::exception&) {
     throw DataError("Cannot read the glossary " + path + ".");
   }
+  return parse_term_base(bytes, path, source_language, target_language);
+}
+
+TermBase parse_term_base(const std::string& bytes, const std::string& name, const std::string& source_language,
+                         const std::string& target_language) {
   const auto first = bytes.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
-  if (first != std::string::npos && bytes[first] == '<') return read_tbx(path, bytes);
-  return read_tsv(path, bytes, source_language, target_language);
+  if (first != std::string::npos && bytes[first] == '<') return read_tbx(name, bytes);
+  return read_tsv(name, bytes, source_language, target_language);
 }
 
 GlossarySource parse_glossary_source(const std::string& argument) {

@@ -53,7 +53,14 @@ class Glossary {
   };
   std::vector<Term> terms_;
   std::vector<Pattern> patterns_;                            // per term
-  std::unordered_map<int32_t, std::vector<size_t>> by_first_;  // folded first code point -> terms, longest first
+  std::unordered_map<std::string, size_t> by_source_;        // source term -> its index
+  // A trie of the terms' case-folded code points: find() walks it once from
+  // each word start, whatever the number of terms.
+  struct Node {
+    std::unordered_map<int32_t, size_t> next;  // folded code point -> node
+    std::vector<size_t> terms;                 // the terms ending here (verified against their case)
+  };
+  std::vector<Node> trie_{Node{}};
 };
 
 // What a glossary file holds: concepts, each a term (or several) per language.
@@ -77,6 +84,9 @@ struct TermBase {
 // the file (and the line) for what cannot be read.
 TermBase read_term_base(const std::string& path, const std::string& source_language = "",
                         const std::string& target_language = "");
+// The same on a file's bytes, named `name` in messages.
+TermBase parse_term_base(const std::string& bytes, const std::string& name, const std::string& source_language = "",
+                         const std::string& target_language = "");
 
 // A glossary given as `[SRC-TGT=]FILE` (--glossary en-de=terms.tsv): the
 // pair it is for, when named, and the file.

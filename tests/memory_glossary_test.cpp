@@ -58,6 +58,20 @@ TEST(Glossary, ALaterTermReplacesAnEarlierOneAndMergesWin) {
   EXPECT_TRUE(test::throws_with<DataError>([] { of({{"car", "  "}}); }, {"needs a source and a target"}));
 }
 
+TEST(Glossary, TenThousandTermsLoadAndAreFoundAsFew) {
+  test::TempDir dir;
+  std::string tsv = "en\tde\n";
+  for (int i = 0; i < 10000; ++i) tsv += "term" + std::to_string(i) + " word\tBegriff" + std::to_string(i) + "\n";
+  test::write_file(dir.path("big.tsv"), tsv);
+  const auto g = read_term_base(dir.path("big.tsv")).glossary("en", "de");
+  ASSERT_EQ(g.size(), 10000u);
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "a term" + std::to_string(i * 5) + " word and term" + std::to_string(i) + "x. ";
+  const auto matches = g.find(text);
+  ASSERT_EQ(matches.size(), 2000u);  // "termNx" is no term
+  EXPECT_EQ(g.terms()[matches[7].term].target, "Begriff35");
+}
+
 TEST(Glossary, TsvWithAHeaderNamesItsPairWithoutOneTakesTheGivenPair) {
   test::TempDir dir;
   test::write_file(dir.path("h.tsv"), "\xEF\xBB\xBF" "en\tde\r\n# comment\n\npull request\tPull-Request\r\nbranch\t Zweig \n");
