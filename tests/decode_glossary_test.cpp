@@ -113,6 +113,18 @@ TEST_F(GlossaryTranslation, TbxHtmlAndATermTheModelCannotWrite) {
   EXPECT_NE(html.lines[0].find("Becher"), std::string::npos) << html.lines[0];
 }
 
+TEST_F(GlossaryTranslation, ATermLongerThanTheOutputLimitIsNamedAndTheLineStillTranslated) {
+  std::ofstream(dir_->path("long.tsv")) << "cup\tein sehr großer Becher aus Glas mit Henkel\n";
+  const auto out = translate({"The cup is cheap."}, "--max-len-a 0 --max-len-b 5 --glossary " + shell_quote(dir_->path("long.tsv")));
+  ASSERT_EQ(out.code, 0) << out.log;
+  ASSERT_EQ(out.lines.size(), 1u);
+  EXPECT_FALSE(out.lines[0].empty());
+  EXPECT_NE(out.log.find("the glossary term \"cup\" -> \"ein sehr großer Becher aus Glas mit Henkel\" is not in the "
+                         "translation (no translation within the length limit contains it)"),
+            std::string::npos)
+      << out.log;
+}
+
 TEST_F(GlossaryTranslation, AGlossaryWithNothingForThePairIsRefused) {
   std::ofstream(dir_->path("fr.tsv")) << "en\tfr\ncar\tvoiture\n";
   const auto out = translate({"The car."}, "--glossary " + shell_quote(dir_->path("fr.tsv")));
