@@ -18,32 +18,14 @@
 namespace nmt::test {
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 bool has_word(const std::string& text, const std::string& word) {
   return std::regex_search(text, std::regex("(^|[^[:alpha:]])" + word + "($|[^[:alpha:]])"));
 }
 
 class GlossaryTranslation : public SampleModelTest {
  protected:
-  struct Run {
-    std::vector<std::string> lines;
-    std::string log;
-    int code = 0;
-  };
-  static Run translate(const std::vector<std::string>& lines, const std::string& flags) {
-    std::string input;
-    for (const auto& l : lines) input += l + "\n";
-    std::ofstream(dir_->path("in.txt")) << input;
-    const auto r = run_command(shell_quote(binary_dir() + "/translator") + " --model " + shell_quote(sample_model_dir()) +
-                               " --input " + shell_quote(dir_->path("in.txt")) + " --output " +
-                               shell_quote(dir_->path("out.txt")) + " " + flags);
-    return {r.code == 0 ? lines_of(read_text(dir_->path("out.txt"))) : std::vector<std::string>{}, r.output, r.code};
+  static SampleRun translate(const std::vector<std::string>& lines, const std::string& flags) {
+    return translate_sample(*dir_, lines, flags);
   }
   static std::vector<std::string> sample(size_t n) {
     std::ifstream in(source_dir() + "/examples/sample/test.en");

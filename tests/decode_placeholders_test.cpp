@@ -26,13 +26,6 @@ size_t count_of(const std::string& text, const std::string& what) {
   return n;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 // Words of `text` with the protected strings taken out, one space between.
 std::string rest_of(std::string text, const std::vector<std::string>& literals) {
   for (const auto& l : literals) {
@@ -47,14 +40,9 @@ std::string rest_of(std::string text, const std::vector<std::string>& literals) 
 class PlaceholderTranslation : public SampleModelTest {
  protected:
   static std::vector<std::string> translate(const std::vector<std::string>& lines, const std::string& flags = "") {
-    std::string input;
-    for (const auto& l : lines) input += l + "\n";
-    std::ofstream(dir_->path("in.txt")) << input;
-    const auto r = run_command(shell_quote(binary_dir() + "/translator") + " --model " + shell_quote(sample_model_dir()) +
-                               " --input " + shell_quote(dir_->path("in.txt")) + " --output " +
-                               shell_quote(dir_->path("out.txt")) + " " + flags);
-    EXPECT_EQ(r.code, 0) << r.output;
-    return lines_of(read_text(dir_->path("out.txt")));
+    const auto r = translate_sample(*dir_, lines, flags);
+    EXPECT_EQ(r.code, 0) << r.log;
+    return r.lines;
   }
 };
 

@@ -19,18 +19,7 @@ namespace {
 constexpr int64_t kPad = 1, kBos = 2, kEos = 3, kA = 4, kB = 5, kC = 6, kVocab = 7;
 const SearchIds kIds{kBos, kEos, kPad};
 
-// a -> b 0.6, eos 0.3, a 0.05, c 0.05; b -> eos 0.7, c 0.2, a 0.1;
-// c -> eos 0.5, a 0.25, b 0.25; bos -> a 0.5, b 0.3, c 0.2.
-std::vector<std::vector<double>> table() {
-  const double e = 1e-9;
-  std::vector<std::vector<double>> p(kVocab, std::vector<double>(kVocab, e));
-  p[kBos][kA] = 0.5, p[kBos][kB] = 0.3, p[kBos][kC] = 0.2;
-  p[kA][kB] = 0.6, p[kA][kEos] = 0.3, p[kA][kA] = 0.05, p[kA][kC] = 0.05;
-  p[kB][kEos] = 0.7, p[kB][kC] = 0.2, p[kB][kA] = 0.1;
-  p[kC][kEos] = 0.5, p[kC][kA] = 0.25, p[kC][kB] = 0.25;
-  for (int64_t t : {int64_t{0}, kPad, kEos}) p[t][kEos] = 1.0;
-  return p;
-}
+std::vector<std::vector<double>> table() { return test::abc_table(); }
 
 std::vector<std::vector<Hypothesis>> run(const SearchOptions& o, const SearchBatch& batch) {
   test::TableScorer scorer(table());

@@ -29,4 +29,20 @@ class TableScorer : public decode::StepScorer {
   torch::Tensor table_;
 };
 
+// The search tests' three-token table (ids: 1 pad, 2 bos, 3 eos, 4 a, 5 b,
+// 6 c): bos -> a 0.5, b 0.3, c 0.2; a -> b 0.6, eos 0.3, a 0.05, c 0.05;
+// b -> eos 0.7, c 0.2, a 0.1; c -> eos 0.5, a 0.25, b 0.25; from pad and
+// eos only eos. Greedy reads "a b"; the rest is worked out by hand in each test.
+inline std::vector<std::vector<double>> abc_table() {
+  constexpr int64_t kPad = 1, kBos = 2, kEos = 3, kA = 4, kB = 5, kC = 6, kVocab = 7;
+  const double e = 1e-9;
+  std::vector<std::vector<double>> p(kVocab, std::vector<double>(kVocab, e));
+  p[kBos][kA] = 0.5, p[kBos][kB] = 0.3, p[kBos][kC] = 0.2;
+  p[kA][kB] = 0.6, p[kA][kEos] = 0.3, p[kA][kA] = 0.05, p[kA][kC] = 0.05;
+  p[kB][kEos] = 0.7, p[kB][kC] = 0.2, p[kB][kA] = 0.1;
+  p[kC][kEos] = 0.5, p[kC][kA] = 0.25, p[kC][kB] = 0.25;
+  for (int64_t t : {int64_t{0}, kPad, kEos}) p[t][kEos] = 1.0;
+  return p;
+}
+
 }  // namespace nmt::test

@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -45,6 +47,30 @@ inline bool train_sample_model() {
   }
   if (lock >= 0) ::close(lock);
   return trained;
+}
+
+// What the translator made of some lines on the sample model.
+struct SampleRun {
+  std::vector<std::string> lines;  // the output file's lines (none when it failed)
+  std::string log;                 // standard output and error
+  int code = 0;
+};
+
+// `lines` through `translator --model SAMPLE --input ... --output ... FLAGS`,
+// the files in `dir`.
+inline SampleRun translate_sample(const TempDir& dir, const std::vector<std::string>& lines, const std::string& flags) {
+  std::string input;
+  for (const auto& l : lines) input += l + "\n";
+  std::ofstream(dir.path("in.txt")) << input;
+  const auto r = run_command(shell_quote(binary_dir() + "/translator") + " --model " + shell_quote(sample_model_dir()) +
+                             " --input " + shell_quote(dir.path("in.txt")) + " --output " +
+                             shell_quote(dir.path("out.txt")) + " " + flags);
+  SampleRun out{{}, r.output, r.code};
+  if (r.code == 0) {
+    std::istringstream text(read_text(dir.path("out.txt")));
+    for (std::string line; std::getline(text, line);) out.lines.push_back(line);
+  }
+  return out;
 }
 
 // A suite on the trained sample model, with a scratch folder of its own.
