@@ -120,14 +120,16 @@ void set_glossaries(serve::ModelSet& set, const std::vector<memory::TermBase>& g
   if (glossaries.empty()) return;
   std::vector<size_t> used(glossaries.size(), 0);
   for (auto& e : set.entries) {
-    auto glossary = memory::glossary_for_pair(glossaries, e.pair.source, e.pair.target, set.entries.size() == 1);
-    if (!glossary) continue;
-    std::cerr << "translator: glossary: " << glossary->size() << " term(s) for " << e.pair.source << "->"
-              << e.pair.target << "\n";
+    memory::Glossary merged;  // later files win
     for (size_t g = 0; g < glossaries.size(); ++g) {
-      used[g] += memory::glossary_for_pair({glossaries[g]}, e.pair.source, e.pair.target, set.entries.size() == 1) ? 1 : 0;
+      const auto terms = memory::pair_glossary(glossaries[g], e.pair.source, e.pair.target, set.entries.size() == 1);
+      used[g] += terms.empty() ? 0 : 1;
+      merged = merged.merged_with(terms);
     }
-    e.translator->set_glossary(std::move(glossary));
+    if (merged.empty()) continue;
+    std::cerr << "translator: glossary: " << merged.size() << " term(s) for " << e.pair.source << "->" << e.pair.target
+              << "\n";
+    e.translator->set_glossary(std::make_shared<const memory::Glossary>(std::move(merged)));
   }
   for (size_t g = 0; g < glossaries.size(); ++g) {
     if (used[g] == 0) throw DataError("The glossary " + glossaries[g].path + " holds no terms for any served pair.");

@@ -11,7 +11,9 @@
 
 #include "text/utf8.h"
 #include "util/atomic_file.h"
+#include "memory/xml_line.h"
 #include "util/error.h"
+#include "util/language_code.h"
 
 namespace nmt::memory {
 namespace {
@@ -50,21 +52,10 @@ std::string trimmed(std::string s) {
   return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-// "en-US" -> "en".
-std::string primary_language(std::string code) {
-  code = code.substr(0, code.find_first_of("-_"));
-  for (auto& c : code) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return code;
-}
-
-bool is_language_code(const std::string& cell) {
-  const std::string primary = cell.substr(0, cell.find_first_of("-_"));
-  if (primary.size() < 2 || primary.size() > 3) return false;
-  if (!std::all_of(primary.begin(), primary.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); })) {
-    return false;
-  }
-  return std::all_of(cell.begin(), cell.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; });
+// A language code in any case ("en", "DE", "pt-BR"): util's test on its lower-case form.
+bool is_language_code(std::string cell) {
+  for (auto& c : cell) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return nmt::is_language_code(cell);
 }
 
 // A first line of two or more different language codes ("en<TAB>de").
@@ -125,11 +116,6 @@ TermBase read_tsv(const std::string& path, const std::string& bytes, const std::
   return base;
 }
 
-size_t line_at(const std::string& xml, ptrdiff_t offset) {
-  const auto end = xml.begin() + std::clamp<ptrdiff_t>(offset, 0, static_cast<ptrdiff_t>(xml.size()));
-  return 1 + static_cast<size_t>(std::count(xml.begin(), end, '\n'));
-}
-
 bool named(const pugi::xml_node& n, const char* name) {
   const std::string full = n.name();
   const auto colon = full.find(':');
@@ -172,7 +158,7 @@ TermBase read_tbx(const std::string& path, const std::string& xml) {
   pugi::xml_document doc;
   const auto parsed = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default | pugi::parse_ws_pcdata);
   if (!parsed) {
-    throw DataError(path + " line " + std::to_string(line_at(xml, parsed.offset)) + " is not well-formed XML (" +
+    throw DataError(path + " line " + std::to_string(xml_line(xml, parsed.offset)) + " is not well-formed XML (" +
                     parsed.description() + ").");
   }
   const auto root = doc.document_element();
@@ -182,6 +168,17 @@ TermBase read_tbx(const std::string& path, const std::string& xml) {
   TermBase base{path, {}, true};
   collect_concepts(root, base);
   return base;
+}
+
+// Each source term of a concept holding both keys, to the concept's preferred target term.
+Glossary terms_between(const TermBase& base, const std::string& source_key, const std::string& target_key) {
+  Glossary out;
+  for (const auto& c : base.concepts) {
+    const auto from = c.find(source_key), to = c.find(target_key);
+    if (from == c.end() || to == c.end() || to->second.empty()) continue;
+    for (const auto& term : from->second) out.add(term, to->second.front());
+  }
+  return out;
 }
 
 }  // namespace
@@ -254,14 +251,7 @@ std::vector<TermMatch> Glossary::find(std::string_view text) const {
 }
 
 Glossary TermBase::glossary(const std::string& source_language, const std::string& target_language) const {
-  const std::string s = primary_language(source_language), t = primary_language(target_language);
-  Glossary out;
-  for (const auto& c : concepts) {
-    const auto from = c.find(s), to = c.find(t);
-    if (from == c.end() || to == c.end() || to->second.empty()) continue;
-    for (const auto& term : from->second) out.add(term, to->second.front());
-  }
-  return out;
+  return terms_between(*this, primary_language(source_language), primary_language(target_language));
 }
 
 TermBase read_term_base(const std::string& path, const std::string& source_language,
@@ -303,26 +293,21 @@ std::vector<TermBase> read_glossaries(const std::vector<std::string>& arguments)
   return out;
 }
 
+Glossary pair_glossary(const TermBase& base, const std::string& source_language, const std::string& target_language,
+                       bool only_pair) {
+  if (base.names_languages) return base.glossary(source_language, target_language);
+  if (!only_pair) {
+    throw DataError("The glossary " + base.path + " names no language pair, and several pairs are served: " +
+                    "start it with a line of its two language codes (\"en<TAB>de\"), or give it as " +
+                    "--glossary SRC-TGT=" + base.path + ".");
+  }
+  return terms_between(base, kUnnamedSource, kUnnamedTarget);
+}
+
 std::shared_ptr<const Glossary> glossary_for_pair(const std::vector<TermBase>& bases, const std::string& source_language,
                                                   const std::string& target_language, bool only_pair) {
   Glossary merged;
-  for (const auto& base : bases) {
-    if (!base.names_languages) {
-      if (!only_pair) {
-        throw DataError("The glossary " + base.path + " names no language pair, and several pairs are served: " +
-                        "start it with a line of its two language codes (\"en<TAB>de\"), or give it as " +
-                        "--glossary SRC-TGT=" + base.path + ".");
-      }
-      TermBase named = base;
-      for (auto& concept_terms : named.concepts) {
-        concept_terms = {{primary_language(source_language), concept_terms[kUnnamedSource]},
-                         {primary_language(target_language), concept_terms[kUnnamedTarget]}};
-      }
-      merged = merged.merged_with(named.glossary(source_language, target_language));
-      continue;
-    }
-    merged = merged.merged_with(base.glossary(source_language, target_language));
-  }
+  for (const auto& base : bases) merged = merged.merged_with(pair_glossary(base, source_language, target_language, only_pair));
   if (merged.empty()) return nullptr;
   return std::make_shared<const Glossary>(std::move(merged));
 }

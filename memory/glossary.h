@@ -98,6 +98,12 @@ GlossarySource parse_glossary_source(const std::string& argument);
 // The files given as `[SRC-TGT=]FILE`, each read (read_term_base).
 std::vector<TermBase> read_glossaries(const std::vector<std::string>& arguments);
 
+// The glossary a file gives a served pair (empty: none of its terms). A TSV
+// that names no pair applies when `only_pair` (one pair is served), else it
+// is a DataError asking for its pair.
+Glossary pair_glossary(const TermBase& base, const std::string& source_language, const std::string& target_language,
+                       bool only_pair);
+
 // The glossary of a served pair from every file given, later files winning
 // on the same source term (null when none has a term for it). A TSV that
 // names no pair applies when `only_pair` (one pair is served), else it is a

@@ -8,7 +8,9 @@
 #include <ctime>
 #include <sstream>
 
+#include "memory/xml_line.h"
 #include "util/error.h"
+#include "util/language_code.h"
 
 namespace nmt::memory {
 namespace {
@@ -34,13 +36,6 @@ double parse_tmx_date(const std::string& s) {
   return static_cast<double>(timegm(&tm));
 }
 
-// "en-US" -> "en"; "" stays "".
-std::string primary_language(std::string code) {
-  code = code.substr(0, code.find_first_of("-_"));
-  for (auto& c : code) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return code;
-}
-
 std::string language_of(const pugi::xml_node& tuv) {
   const char* lang = tuv.attribute("xml:lang").value();
   return primary_language(*lang ? lang : tuv.attribute("lang").value());  // TMX 1.1's attribute
@@ -51,11 +46,6 @@ std::string text_of(const pugi::xml_node& seg) {
   std::string out;
   for (const pugi::xpath_node& n : seg.select_nodes(".//text()")) out += n.node().value();
   return out;
-}
-
-size_t line_at(const std::string& xml, ptrdiff_t offset) {
-  const auto end = xml.begin() + std::clamp<ptrdiff_t>(offset, 0, static_cast<ptrdiff_t>(xml.size()));
-  return 1 + static_cast<size_t>(std::count(xml.begin(), end, '\n'));
 }
 
 std::string escape_tsv(const std::string& text) {
@@ -114,7 +104,7 @@ std::vector<Suggestion> read_tmx(const std::string& xml, const std::string& name
   const auto parsed = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default | pugi::parse_ws_pcdata | pugi::parse_doctype,
                                       pugi::encoding_utf8);
   if (!parsed) {
-    throw DataError(name + " line " + std::to_string(line_at(xml, parsed.offset)) + ": not well-formed XML (" +
+    throw DataError(name + " line " + std::to_string(xml_line(xml, parsed.offset)) + ": not well-formed XML (" +
                     parsed.description() + ").");
   }
   for (auto c = doc.first_child(); c; c = c.next_sibling()) {
@@ -125,7 +115,7 @@ std::vector<Suggestion> read_tmx(const std::string& xml, const std::string& name
   const std::string srclang = primary_language(tmx.child("header").attribute("srclang").value());
   std::vector<Suggestion> out;
   for (const auto& tu : tmx.child("body").children("tu")) {
-    const std::string where = name + " line " + std::to_string(line_at(xml, tu.offset_debug()));
+    const std::string where = name + " line " + std::to_string(xml_line(xml, tu.offset_debug()));
     std::vector<pugi::xml_node> tuvs(tu.children("tuv").begin(), tu.children("tuv").end());
     if (tuvs.size() < 2) throw DataError(where + ": a <tu> needs two <tuv>s (a source and a translation).");
     auto source = std::find_if(tuvs.begin(), tuvs.end(), [&](const auto& v) { return language_of(v) == srclang; });

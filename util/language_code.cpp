@@ -24,6 +24,12 @@ bool is_language_code(const std::string& code) {
   return rest >= 2 && rest <= 4 && all_of(code, sep + 1, code.size(), ::isalnum);
 }
 
+std::string primary_language(std::string code) {
+  code = code.substr(0, code.find_first_of("-_"));
+  for (auto& c : code) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return code;
+}
+
 std::string language_name(const std::string& code) {
   static const std::map<std::string, std::string> names = {
       {"ar", "Arabic"},    {"cs", "Czech"},      {"da", "Danish"},    {"de", "German"},    {"el", "Greek"},

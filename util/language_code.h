@@ -9,6 +9,10 @@ namespace nmt {
 // and a region or script of 2-4 letters or digits ("pt-BR", "zh_Hant").
 bool is_language_code(const std::string& code);
 
+// The language of a code without its region or script, in lower case
+// ("en-US" -> "en", "DE" -> "de"; "" stays "").
+std::string primary_language(std::string code);
+
 // An English name for a code ("de" -> "German", "pt-BR" -> "Portuguese"); the
 // code itself when the table does not know it.
 std::string language_name(const std::string& code);
