@@ -23,6 +23,7 @@ std::string apply_engine_conventions(decode::SearchOptions& search, const storag
     search.length_penalty_form = decode::length_penalty_form(choice.length_penalty_form, path);
   }
   if (!given.min_length && choice.min_length) search.min_length = *choice.min_length;
+  search.ctranslate2_prefix = choice.ctranslate2_prefix;
   if (!given.max_len) {
     if (choice.max_len_a) search.max_len_a = *choice.max_len_a;
     if (choice.max_len_b) search.max_len_b = *choice.max_len_b;
@@ -66,6 +67,32 @@ std::string apply_model_decoding(decode::SearchOptions& search, const std::optio
                                                  "with {}; {})",
                                                  choice->bleu, choice->checkpoint, path)
                                    : fmt::format(" (the command line's, over {})", path));
+}
+
+std::string apply_model_output(decode::TranslatorOptions& options, const std::optional<storage::DecodingChoice>& choice,
+                               GivenSearchFlags given) {
+  if (choice) {
+    if (!given.replace_unknowns) options.replace_unknowns = choice->replace_unknowns;
+    if (choice->alignment_layer) {
+      options.alignment_layer = choice->alignment_layer;
+      options.alignment_heads = choice->alignment_heads;
+    }
+    options.target_tag = choice->target_tag;
+  }
+  std::string said;
+  if (options.replace_unknowns) {
+    said = options.alignment_layer
+               ? fmt::format("unknown tokens replaced by the source piece most attended to (decoder layer {}, {})",
+                             *options.alignment_layer,
+                             options.alignment_heads == 0 ? std::string("all heads")
+                                                          : fmt::format("first {} head(s)", options.alignment_heads))
+               : std::string("unknown tokens replaced by the source piece most attended to");
+  }
+  if (!options.target_tag.empty()) {
+    said += std::string(said.empty() ? "" : "; ") + "every translation starts with the target tag " +
+            options.target_tag + " (not written)";
+  }
+  return said;
 }
 
 std::string complete_length_profile(storage::LoadedModel& loaded, const std::string& dir,

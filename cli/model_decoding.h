@@ -23,12 +23,20 @@ struct GivenSearchFlags {  // set on the command line
   bool beam = false, length_penalty = false;
   bool max_piece_tokens = false, coverage_threshold = false;
   bool length_penalty_form = false, min_length = false, max_len = false;
+  bool replace_unknowns = false;
 };
 
 // Updates `search` (a wider n-best still widens the beam unless --beam was
 // given) and returns the sentence to print, naming `path` when the choice is used.
 std::string apply_model_decoding(decode::SearchOptions& search, const std::optional<storage::DecodingChoice>& choice,
                                  const std::string& path, GivenSearchFlags given);
+
+// An imported model's output conventions (decoding.json): unknown tokens
+// replaced unless the command line says otherwise, by the engine's
+// alignment, and its target tag. Returns the sentence to print, or "" when
+// nothing applies.
+std::string apply_model_output(decode::TranslatorOptions& options, const std::optional<storage::DecodingChoice>& choice,
+                               GivenSearchFlags given);
 
 // A model directory written before DIR/lengths.json existed gets one
 // computed from its data cache, with the coverage threshold learned on its

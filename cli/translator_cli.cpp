@@ -62,7 +62,7 @@ struct Args {
   bool beam_given = false, length_penalty_given = false, attention_layer_given = false;
   bool length_penalty_form_given = false, min_length_given = false, max_len_given = false;
   std::string length_penalty_form_name = "gnmt";
-  bool max_piece_given = false, coverage_threshold_given = false;
+  bool max_piece_given = false, coverage_threshold_given = false, replace_unknowns_given = false;
   bool with_scores = false;  // INDEX ||| HYPOTHESIS ||| SCORE lines even for one hypothesis
   ServeArgs serve;
 };
@@ -167,6 +167,10 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--coverage-check,!--no-coverage-check", a.options.coverage.check,
                "Check each piece's translation by its cross-attention; split and retranslate pieces whose source "
                "words went unattended, and report what stays uncovered (default: on)");
+  app.add_flag("--replace-unknowns,!--no-replace-unknowns", a.options.replace_unknowns,
+               "Write each unknown target token as the source piece the model attends to most as it writes it, as "
+               "CTranslate2's replace_unknowns does (default: on for Argos packages, as argos-translate asks; off "
+               "otherwise)");
   app.add_option("--coverage-threshold", a.options.coverage.threshold,
                  "Attention mass a source word needs to count as translated (default: learned, DIR/lengths.json)");
   app.add_flag("--placeholders,!--no-placeholders", a.options.placeholders.enabled,
@@ -376,7 +380,7 @@ int run_translation(Args& a) {
   a.options.split_batches = a.split_batches && !a.serve.serve;
   const GivenSearchFlags given{a.beam_given,     a.length_penalty_given,      a.max_piece_given,
                                a.coverage_threshold_given, a.length_penalty_form_given, a.min_length_given,
-                               a.max_len_given};
+                               a.max_len_given,    a.replace_unknowns_given};
   if (a.serve.serve) return run_server(a.serve, a.model_dirs, a.checkpoint, device, a.options, given);
   auto loaded = interop::load_model(a.model_dir, a.checkpoint, device);
   if (!loaded.why.empty()) {
@@ -401,6 +405,8 @@ int run_translation(Args& a) {
   std::cerr << "translator: "
             << apply_model_decoding(a.options.search, loaded.decoding, storage::ModelDirPaths(a.model_dir).decoding, given)
             << ".\n";
+  const std::string output = apply_model_output(a.options, loaded.decoding, given);
+  if (!output.empty()) std::cerr << "translator: " << output << ".\n";
   const std::string computed = complete_length_profile(loaded, a.model_dir, a.options);
   if (!computed.empty()) std::cerr << "translator: " << computed << ".\n";
   std::cerr << "translator: "
@@ -470,6 +476,7 @@ int translator_main(int argc, char** argv) {
   a.attention_layer_given = app.count("--attention-layer") > 0;
   a.max_piece_given = app.count("--max-piece-tokens") > 0;
   a.coverage_threshold_given = app.count("--coverage-threshold") > 0;
+  a.replace_unknowns_given = app.count("--replace-unknowns") + app.count("--no-replace-unknowns") > 0;
   check_args(a);
   if (!a.hypotheses.empty()) return score_files(a.score_ref, a.hypotheses);
   if (!a.import_path.empty()) return import_model_command(a.import_path, a.out_dir);

@@ -97,6 +97,8 @@ ServedModelDir load_served_model_dir(const std::string& dir, const std::string& 
   ServedModelDir e{interop::load_model(dir, checkpoint, device), {}, {}};
   const auto pairs = model_pairs(e.loaded, dir);
   e.decoding = apply_model_decoding(options.search, e.loaded.decoding, storage::ModelDirPaths(dir).decoding, given);
+  const std::string output = apply_model_output(options, e.loaded.decoding, given);
+  if (!output.empty()) e.decoding += "; " + output;
   options.source_language = pairs.front().source;
   options.source_tag = pairs.front().tag;
   const std::string computed = complete_length_profile(e.loaded, dir, options);

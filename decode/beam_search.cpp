@@ -100,7 +100,7 @@ class BeamSearch {
       // vocabulary) can end a sentence with nothing finished: an empty one.
       if (hyps.empty()) {
         const double nothing = -std::numeric_limits<double>::infinity();
-        hyps.push_back({{}, nothing, nothing, {}, false, {}});
+        hyps.push_back({{}, nothing, nothing, {}, false, {}, {}});
       }
       std::stable_sort(hyps.begin(), hyps.end(),
                        [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
@@ -150,7 +150,7 @@ class BeamSearch {
       const int64_t parent = i * width_ + indices[i][j] / c.vocab;
       const int64_t token = indices[i][j] % c.vocab;
       if (token == ids_.eos) {
-        if (j < beam) {
+        if (j < beam && !(j > 0 && after_ct2_prefix(s))) {
           finished_[s].push_back(completed(prefixes_.tensor()[parent], v, options_));
           finished_[s].back().coverage = scorer_.coverage(parent);
         }
@@ -257,6 +257,13 @@ class BeamSearch {
       }
     }
     return out;
+  }
+
+  // Whether this is the first step after sentence s's target prefix, decoded
+  // as CTranslate2 decodes it (SearchOptions::ctranslate2_prefix).
+  bool after_ct2_prefix(int64_t s) const {
+    const auto& prefix = batch_.prefix(static_cast<size_t>(s));
+    return options_.ctranslate2_prefix && !prefix.empty() && t_ == static_cast<int64_t>(prefix.size());
   }
 
   // Row r's cross-attention at this step (what its coverage gained), keeping

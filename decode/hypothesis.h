@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace nmt::decode {
@@ -19,6 +20,10 @@ struct Hypothesis {
   // Indices of the sentence's term constraints (SearchBatch::constraints)
   // this hypothesis does not contain: the search found no row meeting them all.
   std::vector<int32_t> unmet_terms;
+  // Per unknown token in `tokens`, in order: the source piece written in its
+  // place (TranslatorOptions::replace_unknowns, decode/unknown_copies.h);
+  // empty when none is replaced.
+  std::vector<std::string> unknown_copies;
 };
 
 }  // namespace nmt::decode

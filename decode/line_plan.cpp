@@ -6,6 +6,7 @@
 #include "text/split_to_fit.h"
 #include "text/utf8.h"
 #include "util/error.h"
+#include "vocab/copied_pieces.h"
 
 namespace nmt::decode {
 namespace {
@@ -229,7 +230,8 @@ LineTranslation rebuild_line(LinePlan plan, std::vector<std::vector<Hypothesis>>
   for (size_t i = 0; i < hypotheses.size(); ++i) {
     const auto& source = plan.sources[i];
     for (const auto& h : hypotheses[i]) {
-      std::string text = target.decode(h.tokens);
+      std::string text = h.unknown_copies.empty() ? target.decode(h.tokens)
+                                                  : vocab::decode_with_copies(target, h.tokens, h.unknown_copies);
       texts[i].push_back(source.shaped ? text::unshape_translation(std::move(text), source.shape, shape) : text);
     }
     ranks = std::max(ranks, hypotheses[i].size());

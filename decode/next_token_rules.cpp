@@ -47,6 +47,7 @@ void NextTokenRules::shape(torch::Tensor& log_probs, const torch::Tensor& prefix
     forced_rows = index_tensor(prefix_rows).to(device);
     forced_tokens = index_tensor(prefix_tokens).to(device);
     forced_values = log_probs.index({forced_rows, forced_tokens});
+    if (options_.ctranslate2_prefix) forced_values.zero_();
   }
   restrict_next_tokens(log_probs, ids_, force_eos);
   apply_search_rules(log_probs, prefixes, options_, ids_, force_eos);

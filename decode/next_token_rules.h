@@ -27,7 +27,7 @@ class NextTokenRules {
   // keeps its log-probability), pad and bos never come; the search rules;
   // when sampling, the sampling distribution; last, a row inside its target
   // prefix may only produce the prefix's next token, with the model's
-  // log-probability for it.
+  // log-probability for it (0 with options.ctranslate2_prefix).
   void shape(torch::Tensor& log_probs, const torch::Tensor& prefixes, const std::vector<int64_t>& row_sentence) const;
 
   bool sampling() const { return sampling_; }

@@ -55,7 +55,7 @@ bool operator==(const SearchOptions& a, const SearchOptions& b) {
   const auto fields = [](const SearchOptions& o) {
     return std::tie(o.beam, o.nbest, o.length_penalty, o.length_penalty_form, o.patience, o.min_length, o.no_repeat_ngram_size,
                     o.repetition_penalty, o.sampling_topk, o.sampling_topp, o.sampling_temperature, o.seed, o.max_len_a,
-                    o.max_len_b, o.cached);
+                    o.max_len_b, o.ctranslate2_prefix, o.cached);
   };
   return fields(a) == fields(b);
 }

@@ -45,6 +45,11 @@ struct SearchOptions {
   // 1.5x; the constant keeps very short sources from being cut.
   double max_len_a = 1.5;
   int64_t max_len_b = 10;
+  // A target prefix as CTranslate2 decodes one (what models imported from it
+  // decode with): its tokens add nothing to the score, and on the first
+  // step after it only the best candidate may end a hypothesis. false: the
+  // prefix's tokens are scored with the model's log-probabilities.
+  bool ctranslate2_prefix = false;
   // false: recompute the whole prefix at every step (the tutorial way, no
   // key/value cache). Slow; kept as the reference that the cache is checked
   // against and as the baseline of bench/decode_bench.

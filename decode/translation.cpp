@@ -12,6 +12,7 @@
 #include "decode/parallel_batches.h"
 #include "decode/placeholder_restore.h"
 #include "decode/sampling.h"
+#include "decode/unknown_copies.h"
 #include "util/error.h"
 
 namespace nmt::decode {
@@ -56,8 +57,9 @@ class KeepAttention {
   model::TransformerImpl& model_;
 };
 
-TranslatorOptions without_tag(TranslatorOptions options) {
+TranslatorOptions without_tags(TranslatorOptions options) {
   options.source_tag.clear();
+  options.target_tag.clear();
   return options;
 }
 
@@ -110,11 +112,14 @@ void TranslatorOptions::validate() const {
   if (parallel_batches < 1) {
     throw UsageError("--parallel-batches must be at least 1 (got " + std::to_string(parallel_batches) + ").");
   }
+  if (alignment_heads < 0) {
+    throw UsageError("The alignment's heads must not be negative (got " + std::to_string(alignment_heads) + ").");
+  }
 }
 
 Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, TranslatorOptions options)
     : Translator(model, target_ids_of(checked(vocabs)), checked(vocabs).src->bos_id(), checked(vocabs).src->eos_id(),
-                 without_tag(options)) {
+                 without_tags(options)) {
   vocabs_ = std::move(vocabs);
   options_.source_tag = options.source_tag;
   if (!options_.source_tag.empty()) {
@@ -122,6 +127,14 @@ Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, Tra
     if (source_tag_ < 0) {
       throw DataError("The language tag \"" + options_.source_tag + "\" is not a piece of the source vocabulary " +
                       vocabs_.src->path() + ".");
+    }
+  }
+  options_.target_tag = options.target_tag;
+  if (!options_.target_tag.empty()) {
+    target_tag_ = vocabs_.tgt->piece_id(options_.target_tag);
+    if (target_tag_ < 0) {
+      throw DataError("The target tag \"" + options_.target_tag + "\" is not a piece of the target vocabulary " +
+                      vocabs_.tgt->path() + ".");
     }
   }
   planner_.emplace(vocabs_.src, vocabs_.tgt, PieceLimits{max_source_tokens(), options_.max_piece_tokens},
@@ -139,9 +152,9 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
       source_eos_(source_eos),
       device_(model::device_of(*model_)) {
   options_.validate();
-  if (!options_.source_tag.empty()) {
-    throw UsageError("A translator without vocabularies cannot put the language tag \"" + options_.source_tag +
-                     "\" before its sources.");
+  if (!options_.source_tag.empty() || !options_.target_tag.empty()) {
+    throw UsageError("A translator without vocabularies cannot put the tag \"" + options_.source_tag +
+                     options_.target_tag + "\" before its sentences.");
   }
 }
 
@@ -199,6 +212,7 @@ std::vector<LineTranslation> Translator::translate(const std::vector<std::string
   plans.reserve(lines.size());
   for (const auto& line : lines) plans.push_back(plan(line));
   auto hyps = translate_checked(plans);
+  copy_unknowns(*this, plans, hyps);
   std::vector<LineTranslation> out;
   out.reserve(lines.size());
   for (size_t k = 0; k < plans.size(); ++k) out.push_back(rebuild(std::move(plans[k]), std::move(hyps[k])));
@@ -243,8 +257,9 @@ void Translator::check_target_prefix(const std::vector<int64_t>& ids, const std:
 }
 
 void Translator::check_prefix_length(const std::vector<int64_t>& ids, const std::string& which) const {
-  // The prefix, then at least eos: within the model's max_len positions.
-  const int64_t most = model_->config().max_len - 1;
+  // The prefix, then at least eos: within the model's max_len positions,
+  // the target tag's too.
+  const int64_t most = model_->config().max_len - 1 - (target_tag_ >= 0 ? 1 : 0);
   if (static_cast<int64_t>(ids.size()) <= most) return;
   throw DataError(which + " has " + std::to_string(ids.size()) + " tokens; the model writes at most " +
                   std::to_string(most) + " before its end.");
@@ -337,6 +352,13 @@ int64_t Translator::parts_per_batch(size_t largest_batch) const {
   return split ? std::min<int64_t>(std::max(1, at::get_num_threads()), static_cast<int64_t>(largest_batch)) : 1;
 }
 
+std::vector<int64_t> Translator::with_target_tag(const std::vector<int64_t>& target) const {
+  if (target_tag_ < 0) return target;
+  std::vector<int64_t> out{target_tag_};
+  out.insert(out.end(), target.begin(), target.end());
+  return out;
+}
+
 int64_t Translator::source_start() const {
   return (model_->config().source_bos ? 1 : 0) + (source_tag_ >= 0 ? 1 : 0);
 }
@@ -370,16 +392,17 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vect
   bool any_prefix = false, any_terms = false;
   for (const auto& s : batch) {
     const auto limit = max_output_length(static_cast<int64_t>(s.ids->size()), options, model_->config().max_len);
+    sentences.target_prefixes.push_back(with_target_tag(*s.target_prefix));
+    const auto& prefix = sentences.target_prefixes.back();
     // A prefix is always kept whole: the limit makes room for it and eos (check_lengths keeps that within max_len).
-    sentences.max_lengths.push_back(std::max(limit, static_cast<int64_t>(s.target_prefix->size()) + 1));
-    sentences.target_prefixes.push_back(*s.target_prefix);
-    any_prefix = any_prefix || !s.target_prefix->empty();
+    sentences.max_lengths.push_back(std::max(limit, static_cast<int64_t>(prefix.size()) + 1));
+    any_prefix = any_prefix || !prefix.empty();
     sentences.constraints.push_back(s.terms ? *s.terms : TermConstraints{});
     for (auto& c : sentences.constraints.back()) {  // to the model's input: after sos and the tag
       if (c.source_end > c.source_begin) c.source_begin += source_start(), c.source_end += source_start();
     }
     any_terms = any_terms || (s.terms && !s.terms->empty());
-    if (sampling_enabled(options)) sentences.sample_keys.push_back(sample_key(options.seed, *s.ids, *s.target_prefix));
+    if (sampling_enabled(options)) sentences.sample_keys.push_back(sample_key(options.seed, *s.ids, prefix));
   }
   if (!any_prefix) sentences.target_prefixes.clear();
   if (!any_terms) sentences.constraints.clear();
@@ -390,6 +413,7 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vect
   for (size_t s = 0; s < found.size(); ++s) {
     for (auto& h : found[s]) {
       h.length_limited = static_cast<int64_t>(h.tokens.size()) + 1 >= sentences.max_lengths[s];
+      if (target_tag_ >= 0 && !h.tokens.empty() && h.tokens.front() == target_tag_) h.tokens.erase(h.tokens.begin());
       if (source_tag_ >= 0) fold_tag(h.coverage);
       add_missing_ends(h.coverage, model_->config(), batch[s].ids->size());
     }
@@ -413,13 +437,15 @@ std::vector<std::vector<float>> Translator::score_targets(const std::vector<std:
   for (size_t first = 0; first < sources.size(); first += batch) {
     const size_t end = std::min(sources.size(), first + batch);
     std::vector<BatchSource> rows;
+    std::vector<std::vector<int64_t>> tagged;  // each target after the target tag, if any
     size_t longest = 0;
     for (size_t i = first; i < end; ++i) {
-      rows.push_back({&sources[i], &targets[i]});
-      longest = std::max(longest, targets[i].size());
+      tagged.push_back(with_target_tag(targets[i]));
+      longest = std::max(longest, tagged.back().size());
     }
-    // [rows, longest + 1]: bos, the target, padding; scored against the
-    // target, then eos (BatchSource's target_prefix holds the target here).
+    for (size_t i = first; i < end; ++i) rows.push_back({&sources[i], &tagged[i - first]});
+    // [rows, longest + 1]: bos, the tag, the target, padding; scored against
+    // the target, then eos (BatchSource's target_prefix holds it here).
     auto tgt_in = torch::full({static_cast<int64_t>(rows.size()), static_cast<int64_t>(longest + 1)}, ids_.pad,
                               torch::kLong);
     auto a = tgt_in.accessor<int64_t, 2>();
@@ -427,13 +453,14 @@ std::vector<std::vector<float>> Translator::score_targets(const std::vector<std:
       a[r][0] = ids_.bos;
       for (size_t j = 0; j < rows[r].target_prefix->size(); ++j) a[r][j + 1] = (*rows[r].target_prefix)[j];
     }
+    const size_t tag = target_tag_ >= 0 ? 1 : 0;
     const auto log_probs =
         model_->forward(wrap_sources(rows).to(device_), tgt_in.to(device_)).log_softmax(-1).to(torch::kCPU, torch::kFloat);
     const auto lp = log_probs.accessor<float, 3>();
     for (size_t r = 0; r < rows.size(); ++r) {
       const auto& target = *rows[r].target_prefix;
       auto& values = out[first + r];
-      for (size_t j = 0; j <= target.size(); ++j) {
+      for (size_t j = tag; j <= target.size(); ++j) {
         values.push_back(lp[r][j][j < target.size() ? target[j] : ids_.eos]);
       }
     }
@@ -442,7 +469,7 @@ std::vector<std::vector<float>> Translator::score_targets(const std::vector<std:
 }
 
 torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,
-                                          int64_t layer) {
+                                          int64_t layer, int64_t heads) {
   const auto n_layers = static_cast<int64_t>(model_->config().n_layers);
   const int64_t index = layer < 0 ? n_layers + layer : layer;
   if (index < 0 || index >= n_layers) {
@@ -450,15 +477,19 @@ torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, co
                      std::to_string(n_layers) + " decoder layers (0.." + std::to_string(n_layers - 1) + ").");
   }
   c10::InferenceMode inference;
+  const std::vector<int64_t> tagged = with_target_tag(target);
   std::vector<int64_t> tgt_in{ids_.bos};
-  tgt_in.insert(tgt_in.end(), target.begin(), target.end());
+  tgt_in.insert(tgt_in.end(), tagged.begin(), tagged.end());
   const auto src = wrap_sources({{&source, &target}}).to(device_);
   const auto tgt = torch::tensor(tgt_in, torch::kLong).unsqueeze(0).to(device_);
   EvalMode eval(*model_);
   KeepAttention keep(*model_);
   PrecisionScope precision_scope(options_.precision, device_);
   model_->forward(src, tgt);
-  auto attention = model_->cross_attention().at(index)[0].mean(0).to(torch::kCPU, torch::kFloat);
+  auto weights = model_->cross_attention().at(index)[0];  // [heads, target + tag + 1, source]
+  if (heads > 0) weights = weights.narrow(0, 0, std::min(heads, weights.size(0)));
+  auto attention = weights.mean(0).to(torch::kCPU, torch::kFloat);
+  if (target_tag_ >= 0) attention = attention.narrow(0, 1, attention.size(0) - 1);  // the row that wrote the tag
   return add_missing_ends(source_tag_ >= 0 ? fold_tag(attention) : attention, model_->config());
 }
 

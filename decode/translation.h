@@ -59,6 +59,19 @@ struct TranslatorOptions {
   // (data/language_tags.h); "": none. Attention and coverage leave it out:
   // they read as for a source without it.
   std::string source_tag;
+  // A piece of the target vocabulary every translation starts with, left
+  // out of its text, tokens and scores as read: an Argos package's
+  // target_prefix (a multilingual model's target language). "": none.
+  std::string target_tag;
+  // Unknown target tokens written as the source piece the model attends to
+  // most as it writes them (CTranslate2's replace_unknowns;
+  // decode/unknown_copies.h), by decoder layer `alignment_layer` (negative:
+  // from the last; unset: the layer that aligns words,
+  // default_alignment_layer) with its first `alignment_heads` heads
+  // averaged (0: all).
+  bool replace_unknowns = false;
+  std::optional<int64_t> alignment_layer;
+  int64_t alignment_heads = 0;
   // Whether each piece's translation covers its source (decode/coverage_check.h);
   // off here, on in the command line and the server.
   CoverageOptions coverage{false};
@@ -121,10 +134,10 @@ class Translator {
 
   // Teacher-forced pass over `target` (ids without bos/eos) for `source`
   // (ids without sos/eos): cross-attention of decoder layer `layer` (negative
-  // counts from the last) averaged over heads, [target + 1 (eos), source + 2
-  // (sos, eos)], on the CPU.
+  // counts from the last) averaged over its first `heads` heads (0: all),
+  // [target + 1 (eos), source + 2 (sos, eos)], on the CPU.
   torch::Tensor cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,
-                                int64_t layer);
+                                int64_t layer, int64_t heads = 0);
 
   // The two halves of translate(), for callers that batch lines themselves
   // (the server): plan() checks UTF-8 and splits and encodes one line
@@ -181,6 +194,8 @@ class Translator {
   torch::Tensor wrap_sources(const std::vector<BatchSource>& batch) const;
   // Where a source's first id is in the model's input (after sos and the tag).
   int64_t source_start() const;
+  // `target` after the target tag, if there is one.
+  std::vector<int64_t> with_target_tag(const std::vector<int64_t>& target) const;
   void check_lengths(const std::vector<std::vector<int64_t>>& sources,
                      const std::vector<std::vector<int64_t>>& target_prefixes) const;
   // DataError "<which> has N tokens; the model writes at most M before its
@@ -193,6 +208,7 @@ class Translator {
   SearchIds ids_;
   int64_t source_bos_, source_eos_;
   int64_t source_tag_ = -1;  // options.source_tag's id; -1: none
+  int64_t target_tag_ = -1;  // options.target_tag's id; -1: none
   std::optional<LinePlanner> planner_;  // with vocabularies only
   SentenceMemory memory_;
   std::shared_ptr<const memory::Glossary> glossary_;

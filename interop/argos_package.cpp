@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -112,18 +113,22 @@ nlohmann::json read_metadata(const fs::path& dir, const std::string& origin) {
   if (j.contains("type") && j["type"] != "translate") {
     throw DataError("The Argos package " + origin + " is of type " + j["type"].dump() + "; only \"translate\" packages translate.");
   }
-  if (j.contains("target_prefix") && j["target_prefix"] != "") {
-    throw DataError("The Argos package " + origin + " starts its translations with the target_prefix " +
-                    j["target_prefix"].dump() + ", which this program does not apply yet.");
+  if (j.contains("target_prefix") && !j["target_prefix"].is_string()) {
+    throw DataError("The metadata.json of the Argos package " + origin + " has a target_prefix that is not a string.");
   }
   return j;
 }
 
-// argos-translate's search: beam 4, length penalty 0.2 as CTranslate2 divides.
-storage::DecodingChoice argos_decoding(storage::DecodingChoice d) {
+// argos-translate's search and output: beam 4, length penalty 0.2 as
+// CTranslate2 divides, unknown tokens replaced by the source token the model
+// attends to, and the metadata's target_prefix (a target token) before every
+// translation, taken off its text.
+storage::DecodingChoice argos_decoding(storage::DecodingChoice d, const nlohmann::json& metadata) {
   d.engine = "Argos Translate";
   d.beam = 4;
   d.length_penalty = 0.2;
+  d.replace_unknowns = true;
+  d.target_tag = metadata.value("target_prefix", std::string());
   return d;
 }
 
@@ -145,7 +150,12 @@ ImportedModel import_folder(const fs::path& dir, const std::string& origin) {
   m.src_pieces = m.tgt_pieces = pieces.string();
   m.source_lang = metadata["from_code"].get<std::string>();
   m.target_lang = metadata["to_code"].get<std::string>();
-  m.decoding = argos_decoding(m.decoding);
+  m.decoding = argos_decoding(m.decoding, metadata);
+  const std::string& tag = m.decoding.target_tag;
+  if (!tag.empty() && std::find(m.tgt_tokens.begin(), m.tgt_tokens.end(), tag) == m.tgt_tokens.end()) {
+    throw DataError("The metadata.json of the Argos package " + origin + " starts translations with the target_prefix \"" +
+                    tag + "\", which is not a token of its target vocabulary.");
+  }
   return m;
 }
 
@@ -197,10 +207,11 @@ void write_package_folder(const storage::LoadedModel& loaded, const fs::path& di
   fs::remove(dir / "model" / "source.spm");
   fs::remove(dir / "model" / "target.spm");
   fs::copy_file(joint_pieces(loaded), dir / "sentencepiece.model");
-  const nlohmann::json metadata = {{"package_version", "1.0"}, {"argos_version", "1.9.0"},
+  nlohmann::json metadata = {{"package_version", "1.0"}, {"argos_version", "1.9.0"},
                                    {"from_code", from},       {"from_name", language_name(from)},
                                    {"to_code", to},           {"to_name", language_name(to)},
                                    {"type", "translate"},     {"links", nlohmann::json::array()}};
+  if (loaded.decoding && !loaded.decoding->target_tag.empty()) metadata["target_prefix"] = loaded.decoding->target_tag;
   write_file_atomically((dir / "metadata.json").string(), metadata.dump(2) + "\n");
   write_file_atomically((dir / "README.md").string(),
                         "# " + language_name(from) + " to " + language_name(to) +

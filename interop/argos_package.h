@@ -18,12 +18,15 @@ bool is_argos_package(const std::string& path);
 
 // Reads a package. The model translates as argos-translate does unless told
 // otherwise: beam 4, CTranslate2's length penalty 0.2 (length^alpha), no end
-// token first, at most 256 tokens; its pair is the metadata's. A
+// token first, at most 256 tokens, unknown tokens replaced by the source
+// token most attended to, and the metadata's target_prefix (a token of the
+// target vocabulary) starting every translation, left out of its text; its
+// pair is the metadata's. A
 // `.argosmodel` is read whole into memory and its files unpacked into a
 // scratch folder of their own (only the files a package has, wherever its
 // entries claim to go). A DataError names the file and what is wrong: a
 // metadata.json without from_code or to_code, or of another type than
-// "translate"; a tokenizer other than SentencePiece; an archive that is not
+// "translate", or a target_prefix the vocabulary lacks; a tokenizer other than SentencePiece; an archive that is not
 // one folder, names a path outside it, or inflates beyond any model.
 ImportedModel import_argos_package(const std::string& path);
 

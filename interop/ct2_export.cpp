@@ -98,7 +98,11 @@ nlohmann::json config_of(const storage::LoadedModel& loaded) {
 // The directory's files, into dir.
 void write_ct2_folder(const storage::LoadedModel& loaded, const fs::path& dir) {
   model::Transformer model = loaded.model;
-  write_file_atomically((dir / "model.bin").string(), ct2_model_file_bytes(ct2_transformer_file(*model)));
+  Ct2Alignment alignment;
+  if (loaded.decoding && loaded.decoding->alignment_layer) {
+    alignment = {*loaded.decoding->alignment_layer, loaded.decoding->alignment_heads};
+  }
+  write_file_atomically((dir / "model.bin").string(), ct2_model_file_bytes(ct2_transformer_file(*model, alignment)));
   write_file_atomically((dir / "config.json").string(), config_of(loaded).dump(2) + "\n");
   const auto& v = loaded.vocabs;
   const bool shared = v.src == v.tgt;
@@ -114,7 +118,7 @@ void write_ct2_folder(const storage::LoadedModel& loaded, const fs::path& dir) {
 
 }  // namespace
 
-Ct2ModelFile ct2_transformer_file(model::TransformerImpl& model) {
+Ct2ModelFile ct2_transformer_file(model::TransformerImpl& model, Ct2Alignment alignment) {
   const ModelConfig& m = model.config();
   Ct2ModelFile out;
   out.version = 6;
@@ -135,8 +139,8 @@ Ct2ModelFile ct2_transformer_file(model::TransformerImpl& model) {
     w.scalar(s + "/scale_embeddings", m.scale_embedding ? 1 : 0, torch::kChar);
   }
   w.scalar("encoder/embeddings_merge", 0, torch::kChar);
-  w.scalar("decoder/alignment_layer", -1, torch::kShort);
-  w.scalar("decoder/alignment_heads", 1, torch::kShort);
+  w.scalar("decoder/alignment_layer", alignment.layer, torch::kShort);
+  w.scalar("decoder/alignment_heads", alignment.heads, torch::kShort);
   w.scalar("decoder/start_from_zero_embedding", m.start_from_zero_embedding ? 1 : 0, torch::kChar);
   if (m.pre_norm) {
     w.norm("encoder.norm", "encoder/layer_norm");

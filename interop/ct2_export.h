@@ -16,8 +16,14 @@
 
 namespace nmt::interop {
 
+// The decoder layer and heads whose attention replaces unknown tokens
+// (storage::DecodingChoice): CTranslate2's defaults unless the model has its own.
+struct Ct2Alignment {
+  int64_t layer = -1, heads = 1;
+};
+
 // The model.bin variables of `model` under a TransformerSpec's names.
-Ct2ModelFile ct2_transformer_file(model::TransformerImpl& model);
+Ct2ModelFile ct2_transformer_file(model::TransformerImpl& model, Ct2Alignment alignment = {});
 
 // Writes out_dir whole or not at all (a temporary directory renamed at the
 // end); an existing out_dir is a UsageError.

@@ -288,7 +288,7 @@ void read_special_tokens(const Ct2ModelFile& f, const nlohmann::json& config, co
 
 // How CTranslate2 translates unless told otherwise: beam 2, scores divided
 // by length^1 (the end token counted), no end token first, at most 256
-// tokens with the end token.
+// tokens with the end token, a target prefix as it decodes one.
 storage::DecodingChoice ct2_decoding() {
   storage::DecodingChoice d;
   d.engine = "CTranslate2";
@@ -298,8 +298,25 @@ storage::DecodingChoice ct2_decoding() {
   d.min_length = 1;
   d.max_len_a = 0;
   d.max_len_b = 256;
+  d.ctranslate2_prefix = true;
   d.checkpoint = "last.pt";
   return d;
+}
+
+// The attention that replaces unknown tokens (replace_unknowns): the
+// decoder's alignment layer and heads, as CTranslate2 reads them.
+void read_alignment(const Ct2ModelFile& f, const ModelConfig& m, storage::DecodingChoice& d) {
+  const double layer = f.scalar("decoder/alignment_layer", -1), heads = f.scalar("decoder/alignment_heads", 1);
+  const auto layers = static_cast<double>(m.n_layers);
+  if (!(layer >= -layers && layer < layers && layer == std::floor(layer))) {
+    throw DataError(named(f) + " aligns by decoder layer " + number(layer) + " of " + number(layers) + ".");
+  }
+  if (!(heads >= 0 && heads <= static_cast<double>(m.n_head) && heads == std::floor(heads))) {
+    throw DataError(named(f) + " aligns by " + number(heads) + " heads of " + number(static_cast<double>(m.n_head)) +
+                    ".");
+  }
+  d.alignment_layer = static_cast<int64_t>(layer);
+  d.alignment_heads = static_cast<int64_t>(heads);
 }
 
 }  // namespace
@@ -351,6 +368,7 @@ void import_ct2_transformer(const Ct2ModelFile& file, const nlohmann::json& conf
                     e.what_without_backtrace());
   }
   out.decoding = ct2_decoding();
+  read_alignment(file, m, out.decoding);
   // Shared embeddings and a tied projection (aliases in model.bin) are read
   // as copies of the one table: the same numbers; fine-tuning then trains
   // them apart.

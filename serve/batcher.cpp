@@ -8,6 +8,7 @@
 #include <ATen/Parallel.h>
 
 #include "decode/placeholder_restore.h"
+#include "decode/unknown_copies.h"
 #include "util/error.h"
 
 namespace nmt::serve {
@@ -67,6 +68,9 @@ std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::s
   plans.reserve(lines.size());
   for (const auto& line : lines) plans.push_back(translator_.plan(line));  // in this thread: in parallel
   auto hypotheses = translate_checked(plans, translator_.options().search);
+  if (decode::has_unknowns(translator_, hypotheses)) {
+    run_on_worker([&] { decode::copy_unknowns(translator_, plans, hypotheses); });
+  }
   std::vector<decode::LineTranslation> results;
   results.reserve(lines.size());
   for (size_t l = 0; l < lines.size(); ++l) {  // detokenizing, in this thread too

@@ -42,6 +42,11 @@ void write_decoding_choice(const std::string& path, const DecodingChoice& choice
   if (choice.min_length) j["min_length"] = *choice.min_length;
   if (choice.max_len_a) j["max_len_a"] = *choice.max_len_a;
   if (choice.max_len_b) j["max_len_b"] = *choice.max_len_b;
+  if (choice.ctranslate2_prefix) j["ctranslate2_prefix"] = true;
+  if (choice.replace_unknowns) j["replace_unknowns"] = true;
+  if (choice.alignment_layer) j["alignment_layer"] = *choice.alignment_layer;
+  if (choice.alignment_heads != 0) j["alignment_heads"] = choice.alignment_heads;
+  if (!choice.target_tag.empty()) j["target_tag"] = choice.target_tag;
   write_file_atomically(path, j.dump(2) + "\n");
 }
 
@@ -59,6 +64,11 @@ std::optional<DecodingChoice> read_decoding_choice(const std::string& path) {
     if (j.contains("min_length")) c.min_length = j.at("min_length").get<int64_t>();
     if (j.contains("max_len_a")) c.max_len_a = j.at("max_len_a").get<double>();
     if (j.contains("max_len_b")) c.max_len_b = j.at("max_len_b").get<int64_t>();
+    c.ctranslate2_prefix = j.value("ctranslate2_prefix", false);
+    c.replace_unknowns = j.value("replace_unknowns", false);
+    if (j.contains("alignment_layer")) c.alignment_layer = j.at("alignment_layer").get<int64_t>();
+    c.alignment_heads = j.value("alignment_heads", int64_t{0});
+    c.target_tag = j.value("target_tag", std::string());
   } catch (const std::exception& e) {
     throw DataError("The decoding choice " + path + " is unreadable (" + e.what() +
                     "); remove it to decode with the translator's defaults.");
@@ -68,8 +78,8 @@ std::optional<DecodingChoice> read_decoding_choice(const std::string& path) {
                     "\"; \"gnmt\" and \"power\" exist.");
   }
   if ((c.min_length && (*c.min_length < 0 || *c.min_length > 100000)) || (c.max_len_a && !(*c.max_len_a >= 0)) ||
-      (c.max_len_b && *c.max_len_b < 0)) {
-    throw DataError("The decoding choice " + path + " holds an output length out of range; remove it to decode with "
+      (c.max_len_b && *c.max_len_b < 0) || c.alignment_heads < 0) {
+    throw DataError("The decoding choice " + path + " holds an output length or alignment out of range; remove it to decode with "
                     "the translator's defaults.");
   }
   if (c.beam < 1 || c.beam > 1024 || !std::isfinite(c.length_penalty) || c.length_penalty < 0) {

@@ -33,6 +33,19 @@ struct DecodingChoice {
   std::optional<int64_t> min_length;
   std::optional<double> max_len_a;
   std::optional<int64_t> max_len_b;
+  bool ctranslate2_prefix = false;  // decode::SearchOptions::ctranslate2_prefix
+  // The engine's output conventions: unknown target tokens replaced by the
+  // source token the alignment attends to most (CTranslate2's
+  // replace_unknowns; argos-translate asks for it), the alignment being
+  // decoder layer `alignment_layer` (negative: from the last) with its first
+  // `alignment_heads` heads averaged (0: all), as CTranslate2 reads
+  // model.bin's decoder/alignment_layer and alignment_heads; and a target
+  // token every translation starts with and that is left out of its text (an
+  // Argos package's target_prefix: a multilingual model's target language).
+  bool replace_unknowns = false;
+  std::optional<int64_t> alignment_layer;
+  int64_t alignment_heads = 0;
+  std::string target_tag;
 };
 
 // The best trial: highest BLEU, the earliest on a tie (the grid lists

@@ -25,7 +25,7 @@ inline std::vector<int64_t> token_ids(const vocab::Vocab& v, const nlohmann::jso
 }
 
 // CTranslate2's search as the fixtures ran it: length penalty 1 in its
-// form, no end token first, at most kCt2FixtureLimit tokens.
+// form, no end token first, at most kCt2FixtureLimit tokens, its prefixes.
 inline decode::TranslatorOptions ct2_fixture_search(int64_t beam) {
   decode::TranslatorOptions options;
   options.search.beam = beam;
@@ -34,6 +34,7 @@ inline decode::TranslatorOptions ct2_fixture_search(int64_t beam) {
   options.search.min_length = 1;
   options.search.max_len_a = 0;
   options.search.max_len_b = static_cast<int64_t>(kCt2FixtureLimit);
+  options.search.ctranslate2_prefix = true;
   return options;
 }
 

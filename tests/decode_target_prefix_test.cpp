@@ -69,6 +69,23 @@ TEST(TargetPrefix, GreedyContinuesFromThePrefixAndScoresItWithTheModel) {
   EXPECT_NEAR(out[1][0].log_prob, std::log(0.5) + std::log(0.6) + std::log(0.7), 1e-5);
 }
 
+// As CTranslate2 decodes a prefix (models imported from it): its tokens add
+// nothing, only what follows is scored: log(0.5), and log(0.6) + log(0.7).
+TEST(TargetPrefix, TheCTranslate2ConventionLeavesThePrefixOutOfTheScore) {
+  SearchOptions o;
+  o.beam = 1;
+  o.length_penalty = 0;
+  o.ctranslate2_prefix = true;
+  const auto out = run(o, SearchBatch{{10, 10}, {{kC}, {kA}}, {}});
+  EXPECT_EQ(out[0][0].tokens, (std::vector<int64_t>{kC}));
+  EXPECT_NEAR(out[0][0].log_prob, std::log(0.5), 1e-5);
+  EXPECT_EQ(out[1][0].tokens, (std::vector<int64_t>{kA, kB}));
+  EXPECT_NEAR(out[1][0].log_prob, std::log(0.6) + std::log(0.7), 1e-5);
+  o.beam = 3;
+  const auto beam = run(o, SearchBatch{{10, 10}, {{kC}, {kA}}, {}});
+  EXPECT_NEAR(beam[1][0].log_prob, std::log(0.6) + std::log(0.7), 1e-5);
+}
+
 TEST(TargetPrefix, ASentenceWithoutOneIsSearchedAsWithoutAnyPrefix) {
   for (int64_t beam : {1, 3}) {
     SearchOptions o;

@@ -120,6 +120,71 @@ TEST_F(ArgosPackage, APackagesFolderIsServedAsLibreTranslateServesIt) {
   EXPECT_EQ(download->body, cli[0] + "\n" + cli[1] + "\n");
 }
 
+// A package's target_prefix (a target token) starts every translation and is
+// not written: the translation is the model's with that token as a target
+// prefix, less the token; on the command line, the server, and exported again.
+TEST_F(ArgosPackage, ATargetPrefixStartsEveryTranslationUnwritten) {
+  const auto ours = storage::load_model_dir(test::sample_model_dir(), "", torch::kCPU);
+  const auto die = ours.vocabs.tgt->encode("Die");
+  ASSERT_EQ(die.size(), 1u) << "a word the sample's target writes as one piece";
+  const std::string tag = ours.vocabs.tgt->id_to_piece(die[0]);
+  const std::string folder = dir_->path("tagged/translate-en_de-1_0");
+  interop::export_argos(ours, folder);
+  auto metadata = json::parse(test::read_text(folder + "/metadata.json"));
+  metadata["target_prefix"] = tag;
+  test::write_file(folder + "/metadata.json", metadata.dump());
+  const auto package = interop::load_model(folder, "", torch::kCPU);
+  ASSERT_TRUE(package.decoding.has_value());
+  EXPECT_EQ(package.decoding->target_tag, tag);
+  EXPECT_TRUE(package.decoding->replace_unknowns);
+
+  const auto lines = test_lines(8);
+  decode::TranslatorOptions options;  // argos-translate's search, as the package decodes
+  options.search.beam = 4;
+  options.search.length_penalty = 0.2;
+  options.search.length_penalty_form = decode::LengthPenaltyForm::kPower;
+  options.search.min_length = 1;
+  options.search.max_len_a = 0;
+  options.search.max_len_b = 256;
+  options.search.ctranslate2_prefix = true;
+  options.target_prefix = true;  // each line SOURCE<TAB>PREFIX
+  std::vector<std::string> prefixed;
+  for (const auto& l : lines) prefixed.push_back(l + "\tDie");
+  const auto spelled = decode::Translator(ours.model, ours.vocabs, options).translate(prefixed);
+  options.target_prefix = false;
+  options.target_tag = tag;
+  const auto tagged = decode::Translator(package.model, package.vocabs, options).translate(lines);
+  std::vector<std::string> expected;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& text = spelled[i].texts.at(0);
+    ASSERT_EQ(text.rfind("Die", 0), 0u) << text;
+    expected.push_back(text.substr(text.find_first_not_of(' ', 3)));
+    EXPECT_EQ(tagged[i].texts.at(0), expected.back()) << i;
+    EXPECT_EQ(tagged[i].scores.at(0), spelled[i].scores.at(0)) << i;
+  }
+  // The command line and the server take it from the package.
+  const auto cli = test::cli_translations(folder, {lines[0], lines[1]}, "--no-coverage-check");
+  ASSERT_EQ(cli.size(), 2u);
+  EXPECT_EQ(cli[0], expected[0]);
+  EXPECT_EQ(cli[1], expected[1]);
+  const auto checked = test::cli_translations(folder, {lines[0]});
+  ASSERT_EQ(checked.size(), 1u);
+  test::MultiModelServer server({folder}, serve::ServerOptions{});
+  const auto r = server.client().Post("/translate", json({{"q", lines[0]}, {"source", "en"}, {"target", "de"}}).dump(),
+                                      "application/json");
+  ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "no answer");
+  EXPECT_EQ(json::parse(r->body).at("translatedText"), checked[0]);
+  // Exported again, the package keeps it.
+  interop::export_argos(package, dir_->path("tagged/again.argosmodel"));
+  const auto again = interop::load_model(dir_->path("tagged/again.argosmodel"), "", torch::kCPU);
+  EXPECT_EQ(again.decoding->target_tag, tag);
+  // A token the vocabulary lacks is refused, naming it.
+  metadata["target_prefix"] = "__xx__";
+  test::write_file(folder + "/metadata.json", metadata.dump());
+  EXPECT_TRUE(test::throws_with<DataError>([&] { interop::load_model(folder, "", torch::kCPU); },
+                                           {folder, "\"__xx__\"", "not a token of its target vocabulary"}));
+}
+
 TEST_F(ArgosPackage, HostilePackagesAreRefusedNamingTheFault) {
   const auto ours = storage::load_model_dir(test::sample_model_dir(), "", torch::kCPU);
   const std::string folder = dir_->path("hostile/translate-en_de-1_0");

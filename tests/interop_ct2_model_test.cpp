@@ -38,6 +38,7 @@ decode::SearchOptions engine_search(const storage::DecodingChoice& d) {
   s.min_length = d.min_length.value_or(0);
   s.max_len_a = d.max_len_a.value_or(s.max_len_a);
   s.max_len_b = d.max_len_b.value_or(s.max_len_b);
+  s.ctranslate2_prefix = d.ctranslate2_prefix;
   return s;
 }
 
