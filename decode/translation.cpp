@@ -63,6 +63,16 @@ TranslatorOptions without_tags(TranslatorOptions options) {
   return options;
 }
 
+// The id of `tag` in `vocab` (-1 for no tag); a DataError when it has none.
+int64_t tag_id(const vocab::Vocab& vocab, const std::string& tag, const std::string& what, const std::string& side) {
+  if (tag.empty()) return -1;
+  const int64_t id = vocab.piece_id(tag);
+  if (id < 0) {
+    throw DataError(what + " \"" + tag + "\" is not a piece of the " + side + " vocabulary " + vocab.path() + ".");
+  }
+  return id;
+}
+
 // Drops column 1 (the tag's) of per-source-position values, adding it to
 // column 0 (sos's): [..., sos, tag, ids...] -> [..., sos, ids...].
 torch::Tensor fold_tag(const torch::Tensor& per_position) {
@@ -122,21 +132,9 @@ Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, Tra
                  without_tags(options)) {
   vocabs_ = std::move(vocabs);
   options_.source_tag = options.source_tag;
-  if (!options_.source_tag.empty()) {
-    source_tag_ = vocabs_.src->piece_id(options_.source_tag);
-    if (source_tag_ < 0) {
-      throw DataError("The language tag \"" + options_.source_tag + "\" is not a piece of the source vocabulary " +
-                      vocabs_.src->path() + ".");
-    }
-  }
   options_.target_tag = options.target_tag;
-  if (!options_.target_tag.empty()) {
-    target_tag_ = vocabs_.tgt->piece_id(options_.target_tag);
-    if (target_tag_ < 0) {
-      throw DataError("The target tag \"" + options_.target_tag + "\" is not a piece of the target vocabulary " +
-                      vocabs_.tgt->path() + ".");
-    }
-  }
+  source_tag_ = tag_id(*vocabs_.src, options_.source_tag, "The language tag", "source");
+  target_tag_ = tag_id(*vocabs_.tgt, options_.target_tag, "The target tag", "target");
   planner_.emplace(vocabs_.src, vocabs_.tgt, PieceLimits{max_source_tokens(), options_.max_piece_tokens},
                    options_.split_sentences, PlannerLanguages{options_.source_language, options_.target_language},
                    options_.shapes);
