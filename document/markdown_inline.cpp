@@ -1,11 +1,10 @@
 #include "document/markdown_inline.h"
 
-#include <gumbo.h>
-
+#include <algorithm>
 #include <cctype>
-#include <cstring>
-#include <memory>
+#include <cstdlib>
 
+#include "document/translated_fragment.h"
 #include "text/html_document.h"
 
 namespace nmt::document {
@@ -56,8 +55,24 @@ MarkdownInline::MarkdownInline(const std::string& markdown) {
 
 namespace {
 
+// Where a tag starting at s[i] ends ("<x ...>", "</x>"), or npos.
+size_t tag_end(const std::string& s, size_t i, size_t end) {
+  if (s[i] != '<' || i + 1 >= end || !(std::isalpha(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '/')) {
+    return std::string::npos;
+  }
+  const size_t close = s.find('>', i);
+  return close < end ? close + 1 : std::string::npos;
+}
+
+// An autolink, <https://...> or <someone@example.com>: a tag's spelling
+// with a scheme or an address and no space.
+bool autolink(const std::string& s, size_t i, size_t to) {
+  const std::string inner = s.substr(i + 1, to - i - 2);
+  return inner.find_first_of(" \t\n") == std::string::npos && inner.find_first_of(":@") != std::string::npos;
+}
+
 // Where a stretch kept verbatim starting at s[i] ends (a backslash escape, a
-// code span, an autolink or inline HTML, an image), or npos.
+// code span, an autolink, an image), or npos.
 size_t verbatim_end(const std::string& s, size_t i, size_t end) {
   const char c = s[i];
   if (c == '\\' && i + 1 < end) return i + 2;
@@ -67,10 +82,7 @@ size_t verbatim_end(const std::string& s, size_t i, size_t end) {
     const size_t close = s.find(std::string(run, '`'), i + run);
     return close == std::string::npos || close >= end ? i + run : close + run;
   }
-  if (c == '<' && i + 1 < end && (std::isalpha(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '/') &&
-      s.find('>', i) < end) {
-    return s.find('>', i) + 1;
-  }
+  if (const size_t to = tag_end(s, i, end); to != std::string::npos && autolink(s, i, to)) return to;
   if (c == '!' && i + 1 < end && s[i + 1] == '[' && matching(s, i + 1, end) != std::string::npos) {
     const size_t label = matching(s, i + 1, end);
     return label < end && s[label] == '(' && matching(s, label, end) != std::string::npos ? matching(s, label, end)
@@ -91,6 +103,12 @@ std::string MarkdownInline::parse(const std::string& s, size_t begin, size_t end
   ++depth;
   for (size_t i = begin; i < end;) {
     const char c = s[i];
+    if (const size_t to = tag_end(s, i, end); to != std::string::npos && !autolink(s, i, to)) {
+      flush();  // inline HTML stays HTML: the HTML reader keeps what it marks not to translate
+      out += s.substr(i, to - i);
+      i = to;
+      continue;
+    }
     if (const size_t to = verbatim_end(s, i, end); to != std::string::npos) {
       flush();
       out += "<span data-a=\"" + std::to_string(kept_.size()) + "\"></span>";
@@ -148,45 +166,46 @@ size_t MarkdownInline::emphasis(const std::string& s, size_t i, size_t begin, si
   return close + delimiter.size();
 }
 
-std::string MarkdownInline::markdown(const std::string& translated_html) const {
-  GumboOptions options = kGumboDefaultOptions;
-  options.fragment_context = GUMBO_TAG_BODY;
-  const auto destroy = [&options](GumboOutput* o) { gumbo_destroy_output(&options, o); };
-  std::unique_ptr<GumboOutput, decltype(destroy)> output(
-      gumbo_parse_with_options(&options, translated_html.data(), translated_html.size()), destroy);
-  std::string out;
-  // (node, leaving it)
-  std::vector<std::pair<const GumboNode*, bool>> stack{{output->root, false}};
-  const auto number = [](const GumboElement& e, const char* name) -> long {
-    const GumboAttribute* a = gumbo_get_attribute(&e.attributes, name);
-    return a ? std::atol(a->value) : -1;
-  };
-  while (!stack.empty()) {
-    const auto [node, leaving] = stack.back();
-    stack.pop_back();
-    if (node->type == GUMBO_NODE_TEXT || node->type == GUMBO_NODE_WHITESPACE) {
-      out += node->v.text.text;
-      continue;
-    }
-    if (node->type != GUMBO_NODE_ELEMENT) continue;
-    const GumboElement& e = node->v.element;
-    const long kept = number(e, "data-a"), link = number(e, "data-m"), emphasis = number(e, "data-d");
-    if (kept >= 0 && static_cast<size_t>(kept) < kept_.size()) {
-      out += kept_[static_cast<size_t>(kept)];
-      continue;
-    }
-    const bool is_link = link >= 0 && static_cast<size_t>(link) < destinations_.size();
-    const bool is_emphasis = emphasis >= 0 && static_cast<size_t>(emphasis) < delimiters_.size();
-    if (leaving) {
-      if (is_link) out += "]" + destinations_[static_cast<size_t>(link)];
-      if (is_emphasis) out += delimiters_[static_cast<size_t>(emphasis)];
-      continue;
-    }
-    if (is_link) out += "[";
-    if (is_emphasis) out += delimiters_[static_cast<size_t>(emphasis)];
-    stack.push_back({node, true});
-    for (unsigned i = e.children.length; i-- > 0;) stack.push_back({static_cast<const GumboNode*>(e.children.data[i]), false});
+std::string MarkdownInline::opening_of(const Mark& mark) const {
+  if (const long kept = number(mark, "data-a", kept_.size()); kept >= 0) return kept_[static_cast<size_t>(kept)];
+  if (number(mark, "data-m", destinations_.size()) >= 0) return "[";
+  if (const long d = number(mark, "data-d", delimiters_.size()); d >= 0) return delimiters_[static_cast<size_t>(d)];
+  return "";
+}
+
+std::string MarkdownInline::closing_of(const Mark& mark) const {
+  if (const long link = number(mark, "data-m", destinations_.size()); link >= 0) {
+    return "]" + destinations_[static_cast<size_t>(link)];
   }
+  if (const long d = number(mark, "data-d", delimiters_.size()); d >= 0) return delimiters_[static_cast<size_t>(d)];
+  return "";
+}
+
+long MarkdownInline::number(const Mark& mark, const char* name, size_t count) {
+  if (mark.first != name) return -1;
+  const long n = std::atol(mark.second.c_str());
+  return n >= 0 && static_cast<size_t>(n) < count ? n : -1;
+}
+
+std::string MarkdownInline::markdown(const std::string& translated_html) const {
+  std::string out;
+  std::vector<Mark> open;  // the marked elements open in `out`, outermost first
+  const auto kept = [&](const Mark& m) { return number(m, "data-a", kept_.size()) >= 0; };
+  for (const FragmentPiece& piece : read_fragment(translated_html)) {
+    std::vector<Mark> marks = piece.marks;
+    if (piece.empty_element) marks.pop_back();  // its own: opened and closed below
+    size_t common = 0;
+    while (common < open.size() && common < marks.size() && open[common] == marks[common]) ++common;
+    for (; open.size() > common; open.pop_back()) out += closing_of(open.back());
+    for (size_t k = common; k < marks.size(); ++k) {
+      out += opening_of(marks[k]);
+      open.push_back(marks[k]);
+    }
+    if (piece.empty_element) out += opening_of(piece.marks.back()) + closing_of(piece.marks.back());
+    // What a kept element holds is its Markdown, written where it opened.
+    if (std::none_of(marks.begin(), marks.end(), kept)) out += piece.text;
+  }
+  for (; !open.empty(); open.pop_back()) out += closing_of(open.back());
   return out;
 }
 

@@ -2,12 +2,17 @@
 // with its emphasis and links carried by attention (decode/html_translation.h):
 // **strong** and __strong__ become <b>, *em* and _em_ <i>, ~~struck~~ <s>,
 // [text](destination) an <a> whose text is translated; code spans, images,
-// autolinks, inline HTML and backslash escapes are kept as they are (each an
-// empty marker where it stood). Back from the translation, each element is
-// written as the source wrote it.
+// autolinks and backslash escapes are kept as they are (each an empty
+// marker where it stood). Inline HTML stays HTML, so that the HTML reader
+// keeps what it marks not to translate (translate="no",
+// class="notranslate", <code>) as it does in HTML documents. Back from the
+// translation (read as a document's fragments are,
+// document/translated_fragment.h), each element is written as the source
+// wrote it, and inline HTML as the translation spells it.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nmt::document {
@@ -22,6 +27,13 @@ class MarkdownInline {
   std::string markdown(const std::string& translated_html) const;
 
  private:
+  using Mark = std::pair<std::string, std::string>;  // a data- attribute of the translation's HTML
+  // The Markdown that opens / closes the element a mark names ("" for none
+  // of ours); a kept marker opens as its verbatim text.
+  std::string opening_of(const Mark& mark) const;
+  std::string closing_of(const Mark& mark) const;
+  // The number of `mark` when it is named `name` and below `count`; else -1.
+  static long number(const Mark& mark, const char* name, size_t count);
   std::string parse(const std::string& s, size_t begin, size_t end);
   // **x**, *x*, _x_, ~~x~~ opening at s[i]: written to `out` (after `flush`),
   // returning where it ends; npos where no delimiter closes it.

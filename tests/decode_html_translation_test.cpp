@@ -9,6 +9,7 @@
 
 #include "data_test_util.h"
 #include "decode/html_translation.h"
+#include "document/document.h"
 #include "tests/html_test_util.h"
 #include "tests/test_support.h"
 #include "tests/vocab_test_util.h"
@@ -85,6 +86,30 @@ TEST_F(HtmlTranslation, KeptPiecesAndPlaceholdersComeOutOnceEachInsideTheirSente
   for (const std::string tag : {"<p>", "</p>", "<b>", "</b>"}) EXPECT_EQ(out.find(tag), out.rfind(tag)) << out;
   // The sentence is one unit: no kept piece splits it (nothing of the source's words is left in place).
   EXPECT_EQ(out.find("Ein Mann"), std::string::npos) << out;
+}
+
+// Markdown's inline HTML goes to the same reader: what it marks not to
+// translate comes out verbatim once, with Markdown's own kept pieces.
+TEST_F(HtmlTranslation, AMarkdownDocumentsInlineHtmlIsKeptByTheHtmlReader) {
+  const std::vector<std::string> kept = {"<span class=\"notranslate\">Ein Hund</span>", "<code>x()</code>", "`y`",
+                                         "<https://example.com/a>"};
+  const std::string md = "# Ein Mann sieht <span class=\"notranslate\">Ein Hund</span> und <code>x()</code>.\n\n"
+                         "Eine *Frau* liest `y` bei <https://example.com/a>.\n";
+  auto doc = document::open_document(document::DocumentFormat::kMarkdown, md, "a.md");
+  HtmlTranslator t(*translator_);
+  const std::string out = document::translate_document(*doc, "de", [&](const std::vector<std::string>& texts) {
+    std::vector<std::string> html;
+    for (const auto& r : t.translate(texts)) html.push_back(r.html);
+    return html;
+  });
+  for (const auto& k : kept) {
+    size_t n = 0;
+    for (size_t at = out.find(k); at != std::string::npos; at = out.find(k, at + 1)) ++n;
+    EXPECT_EQ(n, 1u) << k << " in " << out;
+  }
+  EXPECT_EQ(out.rfind("# ", 0), 0u) << out;
+  EXPECT_EQ(out.find("Ein Mann"), std::string::npos) << "the rest is translated: " << out;
+  EXPECT_EQ(out.find("data-"), std::string::npos) << "no marker is left: " << out;
 }
 
 TEST_F(HtmlTranslation, BadInputGivesATranslationOrAnErrorNeverACrash) {

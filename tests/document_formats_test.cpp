@@ -220,5 +220,22 @@ TEST(DocumentFormats, MarkdownKeepsItsStructureAndCodeAndTranslatesTheRest) {
   EXPECT_NE(out.find("```sh\nls *.md # not text\n```"), std::string::npos);
 }
 
+TEST(DocumentFormats, MarkdownsInlineHtmlStaysHtmlAndComesBackAsTheTranslationSpellsIt) {
+  const std::string md = "Press <span class=\"notranslate\">Save now</span> and see <https://example.com> or "
+                         "<b>this</b><br>.\n";
+  auto doc = open_document(DocumentFormat::kMarkdown, md, "a.md");
+  ASSERT_EQ(doc->texts().size(), 1u);
+  EXPECT_EQ(doc->texts()[0], "Press <span class=\"notranslate\">Save now</span> and see <span data-a=\"0\"></span> or "
+                             "<b>this</b><br>.");
+  EXPECT_EQ(translate_document(*doc, "de", kIdentity), md);
+  auto again = open_document(DocumentFormat::kMarkdown, md, "a.md");
+  const std::string out = again->render(
+      {"Dr\xC3\xBC" "cke <span class=\"notranslate\">Save now</span> &amp; sieh <span data-a=\"0\"></span> oder "
+       "<b>das</b><br>."},
+      "de");
+  EXPECT_EQ(out, "Dr\xC3\xBC" "cke <span class=\"notranslate\">Save now</span> & sieh <https://example.com> oder "
+                 "<b>das</b><br>.\n");
+}
+
 }  // namespace
 }  // namespace nmt::document
