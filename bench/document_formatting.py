@@ -13,7 +13,9 @@ odfpy where installed) and converted to PDF by LibreOffice headless.
 
 Per format it prints: paragraphs and table cells before and after (they must
 match), the formatting cases (the German word present in the paragraph) and
-the share of them where the word carries the source word's formatting, whether
+the share of them where the word carries the source word's formatting, the
+spans kept (of every formatted paragraph, those whose translation has the
+formatting on some word: a span lost otherwise), whether
 every image and every entry without text is byte-identical, and whether
 LibreOffice converted the file.
 
@@ -233,7 +235,7 @@ def measure(fmt, args, work, cases):
         return {"format": fmt, "error": r.stderr[-500:]}
     before, cells_before, entries_before = read(fmt, source)
     after, cells_after, entries_after = read(fmt, out)
-    counted = landed = 0
+    counted = landed = spans = kept = 0
     misses = []
     k = 0
     for src, tgt in zip(before, after):
@@ -242,6 +244,8 @@ def measure(fmt, args, work, cases):
             continue
         kind, lemmas = cases[k]
         k += 1
+        spans += 1
+        kept += any(kind in ks and re.search(r"\w", t) for t, ks in tgt)
         text = "".join(t for t, _ in tgt)
         if not contains(text, lemmas):
             continue
@@ -254,7 +258,7 @@ def measure(fmt, args, work, cases):
     media = [n for n in entries_before if re.search(r"\.(png|jpe?g|gif)$", n)]
     others = [n for n in entries_before if n not in parts and not n.endswith(("core.xml", "meta.xml"))]
     return {"format": fmt, "paragraphs": (len(before), len(after)), "cells": (cells_before, cells_after),
-            "cases": counted, "landed": landed, "rate": landed / counted if counted else 0.0,
+            "cases": counted, "landed": landed, "rate": landed / counted if counted else 0.0, "spans": (kept, spans),
             "media_same": all(entries_after.get(n) == entries_before[n] for n in media) and len(media) > 0,
             "others_same": sum(entries_after.get(n) == entries_before[n] for n in others), "others": len(others),
             "opens": opens(fmt, out), "pdf": to_pdf(out, work) if not args.no_pdf else "not asked",
@@ -279,22 +283,23 @@ def main():
             f.write(md)
         with open(os.path.join(work, "picture.png"), "wb") as f:
             f.write(png())
-        print("%-5s %-12s %-10s %6s %7s %6s %-7s %-10s %-6s %s" % ("", "paragraphs", "cells", "cases", "landed", "rate",
-                                                               "images", "others", "opens", "pdf"))
+        print("%-5s %-12s %-10s %6s %7s %6s %-9s %-7s %-10s %-6s %s" % (
+            "", "paragraphs", "cells", "cases", "landed", "rate", "spans", "images", "others", "opens", "pdf"))
         for fmt in args.formats.split(","):
             m = measure(fmt, args, work, cases)
             if "error" in m:
                 print("%-5s translator failed: %s" % (fmt, m["error"]))
                 failed = True
                 continue
-            print("%-5s %-12s %-10s %6d %7d %5.1f%% %-7s %-10s %-6s %s" % (
+            print("%-5s %-12s %-10s %6d %7d %5.1f%% %-9s %-7s %-10s %-6s %s" % (
                 fmt, "%d -> %d" % m["paragraphs"], "%d -> %d" % m["cells"], m["cases"], m["landed"], 100 * m["rate"],
+                "%d/%d" % m["spans"],
                 "same" if m["media_same"] else "CHANGED", "%d/%d same" % (m["others_same"], m["others"]),
                 m["opens"], m["pdf"]))
             for miss in m["misses"]:
                 print("      missed: " + miss)
             if args.floor is not None:
-                failed |= (m["rate"] < args.floor or m["paragraphs"][0] != m["paragraphs"][1] or
+                failed |= (m["rate"] < args.floor or m["spans"][0] != m["spans"][1] or m["paragraphs"][0] != m["paragraphs"][1] or
                            m["cells"][0] != m["cells"][1] or not m["media_same"] or m["others_same"] != m["others"] or
                            m["opens"].startswith("FAILED") or m["pdf"].startswith("FAILED") or m["cases"] < 20)
     return 1 if failed else 0

@@ -6,7 +6,9 @@ rendering the sample's generator knows (examples/sample/lexicon.py) is wrapped i
 <b>...</b>; the sentences go through `translator --format html` and a case counts
 where the German word (the lemma as a prefix: declined forms included) appears in
 the translation at all, and it lands when it appears inside the <b> element.
-Prints the cases, the rate for nouns, adjectives and all, and a few misses.
+Prints the cases, the rate for nouns, adjectives and all, the spans kept (of
+every sentence, those whose <b> comes out once and holds a word: a span
+wrapping nothing is a span lost), and a few misses.
 
     bench/html_alignment.py MODEL_DIR [--translator build/translator] [--layers -1,-2]
 Run from the repository root after training a model on configs/sample.json.
@@ -61,9 +63,12 @@ def measure(model, translator, layer, items):
     with open(path) as stdin:
         out = subprocess.run(args, stdin=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     os.unlink(path)
-    stats = {"noun": [0, 0], "adjective": [0, 0]}
+    stats = {"noun": [0, 0], "adjective": [0, 0], "kept": [0, 0]}
     misses = []
     for (html, lemmas, kind), translated in zip(items, out):
+        spans = re.findall(r"<b>(.*?)</b>", translated)
+        stats["kept"][0] += 1
+        stats["kept"][1] += len(spans) == 1 and re.search(r"\w", spans[0]) is not None
         plain = re.sub(r"</?b>", "", translated)
         if not contains(plain, lemmas):
             continue
@@ -86,17 +91,19 @@ def main():
     with open(a.test, encoding="utf-8") as f:
         items = cases([line.rstrip("\n") for line in f])
     print(f"{len(items)} sentences of {a.test} with one known noun or adjective wrapped in <b>")
-    print("| layer | nouns landed | adjectives landed | all landed |")
-    print("|---|---|---|---|")
+    print("| layer | nouns landed | adjectives landed | all landed | spans kept |")
+    print("|---|---|---|---|---|")
     for layer in a.layers.split(","):
         stats, misses = measure(a.model, a.translator, None if layer == "default" else int(layer), items)
         cells = []
         for kind in ("noun", "adjective"):
             seen, landed = stats[kind]
             cells.append(f"{landed}/{seen} ({100 * landed / max(seen, 1):.1f}%)")
-        seen = sum(s[0] for s in stats.values())
-        landed = sum(s[1] for s in stats.values())
-        print(f"| {layer} | {cells[0]} | {cells[1]} | {landed}/{seen} ({100 * landed / max(seen, 1):.1f}%) |")
+        seen = sum(stats[k][0] for k in ("noun", "adjective"))
+        landed = sum(stats[k][1] for k in ("noun", "adjective"))
+        total, kept = stats["kept"]
+        print(f"| {layer} | {cells[0]} | {cells[1]} | {landed}/{seen} ({100 * landed / max(seen, 1):.1f}%) | "
+              f"{kept}/{total} ({100 * kept / max(total, 1):.1f}%) |")
         for html, translated in misses:
             print(f"    miss: {html}\n       -> {translated}")
 

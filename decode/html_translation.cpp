@@ -51,6 +51,13 @@ std::vector<size_t> unit_of_elements(const text::HtmlRun& run, const std::vector
 }
 
 // The whitespace-separated words of `text` aligned to themselves.
+// Whether text has a letter or a digit (any non-ASCII character counts).
+bool holds_words(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80;
+  });
+}
+
 std::vector<text::AlignedWord> source_words(const std::string& text, size_t offset) {
   std::vector<text::AlignedWord> words;
   for (size_t at = 0; at < text.size();) {
@@ -223,6 +230,7 @@ std::string HtmlTranslator::job_output(const Job& job, const text::HtmlDocument&
     // No end tag where the source had none: one written out would change how
     // the parser reads what follows (an unclosed <b> is reopened in the next paragraph).
     m.close = el.close.empty() ? std::string() : doc.source().substr(el.close.begin, el.close.size());
+    m.holds_words = holds_words(text::Span{el.begin, el.end}.of(run.text));
     local[e] = static_cast<int>(elements.size());
     elements.push_back(std::move(m));
   }

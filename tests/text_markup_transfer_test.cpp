@@ -42,6 +42,23 @@ TEST(MarkupTransfer, SiblingsKeepTheirOrderAndChildrenStayInsideTheirParent) {
 TEST(MarkupTransfer, AnElementWithoutWordsStaysAfterTheWordsBeforeIt) {
   EXPECT_EQ(transfer_markup({{"x", 0}, {"y", 5}}, {element(3, 3, -1, "a")}), "x<a></a> y");
   EXPECT_EQ(transfer_markup({}, {element(0, 0, -1, "a")}), "<a></a>");
+  auto punctuation = element(3, 4, -1, "a");  // around a mark only: nothing to take
+  punctuation.holds_words = false;
+  EXPECT_EQ(transfer_markup({{"x", 0}, {"y", 5}}, {punctuation}), "x<a></a> y");
+}
+
+// "I am in the small <b>city</b>." -> "... kleinen Stadt." with no target word
+// aligned to "city": the word aligned nearest to it is taken, never nothing.
+TEST(MarkupTransfer, AnElementOfWordsNoneAlignsToTakesTheNearestWord) {
+  const std::vector<AlignedWord> words = {{"in", 5}, {"der", 8}, {"kleinen", 12}, {"Stadt.", 22}};
+  EXPECT_EQ(transfer_markup(words, {element(18, 22, -1, "b")}), "in der kleinen <b>Stadt.</b>");
+  // Not a word another element holds: "kleinen" is the <i>'s; what is left
+  // ("in", "der") comes before its earlier sibling, and the tree's order wins.
+  EXPECT_EQ(transfer_markup({{"in", 5}, {"der", 8}, {"kleinen", 12}}, {element(12, 17, -1, "i"), element(18, 22, -1, "b")}),
+            "in der <i>kleinen</i><b></b>");
+  // Inside its parent: the child takes a word and the parent grows around it.
+  EXPECT_EQ(transfer_markup({{"a", 0}, {"b", 2}, {"c", 9}}, {element(4, 8, -1, "p"), element(5, 7, 0, "q")}),
+            "a <p><q>b</q></p> c");
 }
 
 TEST(MarkupTransfer, EscapesWordsAndJoinsScriptsWithoutSpaces) {

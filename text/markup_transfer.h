@@ -2,11 +2,14 @@
 // target word takes the innermost source element around the source position
 // it aligns to (the decoder's cross-attention, decode/html_translation.h), and
 // each element is wrapped once around the target words of its own and its
-// children's, as one stretch from the first to the last. The output keeps the
-// source's element tree: every element once, nested as before, siblings in
-// their order (a child is kept inside its parent's stretch and after its
-// previous sibling's; an element none of whose words survive wraps nothing,
-// placed after the words aligned before it).
+// children's, as one stretch from the first to the last. An element that
+// holds source words but that no target word aligns into takes the target
+// word aligned nearest to it (outside every other element but its
+// ancestors): alignment unsure, its words are still somewhere in the
+// translation. The output keeps the source's element tree: every element
+// once, nested as before, siblings in their order (a child is kept inside its
+// parent's stretch and after its previous sibling's; an element with no word
+// left to take wraps nothing, placed after the words aligned before it).
 #pragma once
 
 #include <cstddef>
@@ -25,6 +28,7 @@ struct MarkupElement {
   size_t begin = 0, end = 0;  // the source text it covers (the coordinates of AlignedWord::source)
   int parent = -1;            // index of the enclosing element in the same list; parents come first
   std::string open, close;    // its tags as written out
+  bool holds_words = true;    // its source text has letters or digits: it takes a word when none aligns into it
 };
 
 // The translation as HTML: the words escaped and joined by a space (none
