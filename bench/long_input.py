@@ -2,8 +2,9 @@
 """Run-on sentences translated whole: nothing the user wrote may be lost.
 
 Sentences of a test set are joined into run-ons of 2, 5, 10, 20 and 40 clauses,
-three ways: by ", and" (the source language's "and"), by ";", and by nothing at
-all (each clause keeps its capital, no punctuation between them). The run-ons
+four ways: by ", and" (the source language's "and"), by ";", by a bare " and "
+(no comma), and by nothing at all (each clause keeps its capital, no
+punctuation between them). The run-ons
 and, one per line, the sentences themselves go through the translator with the
 same flags. Per joiner and length it prints:
 
@@ -12,7 +13,7 @@ same flags. Per joiner and length it prints:
   BLEU   of the run-on translations against the one-per-line translations
          joined the same way (final marks dropped, the first letter lowered
          where the target corpus writes the word lowercase mid-sentence, the
-         target's "and" for ", and"): 100 means the run-on was translated
+         target's "and" for the source's): 100 means the run-on was translated
          exactly as its clauses are one by one
 
 and the translator's own summary of what its coverage check found.
@@ -62,7 +63,7 @@ def join(clauses, joiner, conjunction, lowercase):
         glue = " "
     else:
         parts = [as_clause(c, lowercase) for c in clauses]
-        glue = f", {conjunction} " if joiner == "and" else "; "
+        glue = {"and": f", {conjunction} ", "bare": f" {conjunction} ", "semi": "; "}[joiner]
     text = glue.join(parts)
     return text[:1].upper() + text[1:] + "."
 
@@ -106,7 +107,7 @@ def main():
     p.add_argument("--target-lang", default=None, help="default: the model's config")
     p.add_argument("--lines", type=int, default=200)
     p.add_argument("--lengths", default="2,5,10,20,40")
-    p.add_argument("--joiners", default="and,semi,none")
+    p.add_argument("--joiners", default="and,semi,bare,none", help="and (', and'), semi (';'), bare (' and '), none")
     p.add_argument("--translator", default="build/translator")
     p.add_argument("--floor-ratio", type=float, default=None, help="largest allowed |ratio - 1|")
     p.add_argument("--floor-bleu", type=float, default=None)
