@@ -8,6 +8,7 @@
 
 #include "decode/beam_search.h"
 #include "decode/checked_translation.h"
+#include "decode/eval_mode.h"
 #include "decode/model_scorer.h"
 #include "decode/parallel_batches.h"
 #include "decode/placeholder_restore.h"
@@ -27,36 +28,6 @@ SearchIds target_ids_of(const vocab::Vocabularies& v) {
   return SearchIds{v.tgt->bos_id(), v.tgt->eos_id(), v.tgt->pad_id()};
 }
 
-// Decoding runs without dropout; a model borrowed from training goes back to
-// training mode afterwards.
-class EvalMode {
- public:
-  explicit EvalMode(model::TransformerImpl& model) : model_(model), was_training_(model.is_training()) {
-    model_.eval();
-  }
-  ~EvalMode() {
-    if (was_training_) model_.train();
-  }
-  EvalMode(const EvalMode&) = delete;
-  EvalMode& operator=(const EvalMode&) = delete;
-
- private:
-  model::TransformerImpl& model_;
-  bool was_training_;
-};
-
-// Attention weights are only kept while a picture is being made.
-class KeepAttention {
- public:
-  explicit KeepAttention(model::TransformerImpl& model) : model_(model) { model_.set_keep_attention(true); }
-  ~KeepAttention() { model_.set_keep_attention(false); }
-  KeepAttention(const KeepAttention&) = delete;
-  KeepAttention& operator=(const KeepAttention&) = delete;
-
- private:
-  model::TransformerImpl& model_;
-};
-
 TranslatorOptions without_tags(TranslatorOptions options) {
   options.source_tag.clear();
   options.target_tag.clear();
@@ -73,14 +44,8 @@ int64_t tag_id(const vocab::Vocab& vocab, const std::string& tag, const std::str
   return id;
 }
 
-// Drops column 1 (the tag's) of per-source-position values, adding it to
-// column 0 (sos's): [..., sos, tag, ids...] -> [..., sos, ids...].
-torch::Tensor fold_tag(const torch::Tensor& per_position) {
-  return torch::cat({per_position.narrow(-1, 0, 1) + per_position.narrow(-1, 1, 1),
-                     per_position.narrow(-1, 2, per_position.size(-1) - 2)},
-                    -1);
-}
-
+// Drops position 1 (the tag's) of per-source-position values, adding it to
+// position 0 (sos's): [sos, tag, ids...] -> [sos, ids...].
 void fold_tag(std::vector<float>& coverage) {
   if (coverage.size() < 2) return;
   coverage[0] += coverage[1];
@@ -98,15 +63,6 @@ void add_missing_ends(std::vector<float>& per_position, const ModelConfig& c, si
     const auto at = static_cast<std::ptrdiff_t>(std::min(length + 1, per_position.size()));
     per_position.insert(per_position.begin() + at, 0.0f);
   }
-}
-
-torch::Tensor add_missing_ends(const torch::Tensor& per_position, const ModelConfig& c) {
-  // [..., source (+ sos, eos where the model reads them)]: the last dim holds one sentence without padding.
-  auto out = per_position;
-  auto zero = torch::zeros_like(out.narrow(-1, 0, 1));
-  if (!c.source_bos) out = torch::cat({zero, out}, -1);
-  if (!c.source_eos) out = torch::cat({out, zero}, -1);
-  return out;
 }
 
 }  // namespace
@@ -417,78 +373,6 @@ std::vector<std::vector<Hypothesis>> Translator::translate_batch(const std::vect
     }
   }
   return found;
-}
-
-std::vector<std::vector<float>> Translator::score_targets(const std::vector<std::vector<int64_t>>& sources,
-                                                         const std::vector<std::vector<int64_t>>& targets) {
-  if (sources.size() != targets.size()) {
-    throw std::invalid_argument(std::to_string(sources.size()) + " sources were given " +
-                                std::to_string(targets.size()) + " targets.");
-  }
-  check_lengths(sources, {});
-  for (size_t i = 0; i < targets.size(); ++i) check_prefix_length(targets[i], "The target of pair " + std::to_string(i));
-  c10::InferenceMode inference;
-  EvalMode eval(*model_);
-  PrecisionScope precision_scope(options_.precision, device_);
-  std::vector<std::vector<float>> out(sources.size());
-  const auto batch = static_cast<size_t>(options_.batch_size);
-  for (size_t first = 0; first < sources.size(); first += batch) {
-    const size_t end = std::min(sources.size(), first + batch);
-    std::vector<BatchSource> rows;
-    std::vector<std::vector<int64_t>> tagged;  // each target after the target tag, if any
-    size_t longest = 0;
-    for (size_t i = first; i < end; ++i) {
-      tagged.push_back(with_target_tag(targets[i]));
-      longest = std::max(longest, tagged.back().size());
-    }
-    for (size_t i = first; i < end; ++i) rows.push_back({&sources[i], &tagged[i - first]});
-    // [rows, longest + 1]: bos, the tag, the target, padding; scored against
-    // the target, then eos (BatchSource's target_prefix holds it here).
-    auto tgt_in = torch::full({static_cast<int64_t>(rows.size()), static_cast<int64_t>(longest + 1)}, ids_.pad,
-                              torch::kLong);
-    auto a = tgt_in.accessor<int64_t, 2>();
-    for (size_t r = 0; r < rows.size(); ++r) {
-      a[r][0] = ids_.bos;
-      for (size_t j = 0; j < rows[r].target_prefix->size(); ++j) a[r][j + 1] = (*rows[r].target_prefix)[j];
-    }
-    const size_t tag = target_tag_ >= 0 ? 1 : 0;
-    const auto log_probs =
-        model_->forward(wrap_sources(rows).to(device_), tgt_in.to(device_)).log_softmax(-1).to(torch::kCPU, torch::kFloat);
-    const auto lp = log_probs.accessor<float, 3>();
-    for (size_t r = 0; r < rows.size(); ++r) {
-      const auto& target = *rows[r].target_prefix;
-      auto& values = out[first + r];
-      for (size_t j = tag; j <= target.size(); ++j) {
-        values.push_back(lp[r][j][j < target.size() ? target[j] : ids_.eos]);
-      }
-    }
-  }
-  return out;
-}
-
-torch::Tensor Translator::cross_attention(const std::vector<int64_t>& source, const std::vector<int64_t>& target,
-                                          int64_t layer, int64_t heads) {
-  const auto n_layers = static_cast<int64_t>(model_->config().n_layers);
-  const int64_t index = layer < 0 ? n_layers + layer : layer;
-  if (index < 0 || index >= n_layers) {
-    throw UsageError("--attention-layer " + std::to_string(layer) + " is out of range; the model has " +
-                     std::to_string(n_layers) + " decoder layers (0.." + std::to_string(n_layers - 1) + ").");
-  }
-  c10::InferenceMode inference;
-  const std::vector<int64_t> tagged = with_target_tag(target);
-  std::vector<int64_t> tgt_in{ids_.bos};
-  tgt_in.insert(tgt_in.end(), tagged.begin(), tagged.end());
-  const auto src = wrap_sources({{&source, &target}}).to(device_);
-  const auto tgt = torch::tensor(tgt_in, torch::kLong).unsqueeze(0).to(device_);
-  EvalMode eval(*model_);
-  KeepAttention keep(*model_);
-  PrecisionScope precision_scope(options_.precision, device_);
-  model_->forward(src, tgt);
-  auto weights = model_->cross_attention().at(index)[0];  // [heads, target + tag + 1, source]
-  if (heads > 0) weights = weights.narrow(0, 0, std::min(heads, weights.size(0)));
-  auto attention = weights.mean(0).to(torch::kCPU, torch::kFloat);
-  if (target_tag_ >= 0) attention = attention.narrow(0, 1, attention.size(0) - 1);  // the row that wrote the tag
-  return add_missing_ends(source_tag_ >= 0 ? fold_tag(attention) : attention, model_->config());
 }
 
 }  // namespace nmt::decode
