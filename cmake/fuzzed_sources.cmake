@@ -21,5 +21,6 @@ set(NMT_FUZZED_marian interop/npz_file.cpp interop/marian_model.cpp)
 set(NMT_FUZZED_placeholders text/placeholders.cpp text/masked_text.cpp text/span.cpp)
 set(NMT_FUZZED_tmx memory/tmx.cpp)
 set(NMT_FUZZED_glossary memory/glossary.cpp)
+set(NMT_FUZZED_argos_metadata interop/argos_package.cpp)
 set(NMT_FUZZ_TARGETS line_reader config checkpoint state_dict sentencepiece score html sentences zip xml ct2_model
-    token_list marian placeholders tmx glossary)
+    token_list marian placeholders tmx glossary argos_metadata)

@@ -94,41 +94,23 @@ void unpack(const std::string& path, const fs::path& dir) {
   }
 }
 
-nlohmann::json read_metadata(const fs::path& dir, const std::string& origin) {
+ArgosMetadata read_metadata(const fs::path& dir, const std::string& origin) {
   const fs::path p = dir / "metadata.json";
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) throw DataError("The Argos package " + origin + " has no metadata.json.");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file_bytes(p.string()));
-  } catch (const nlohmann::json::exception& e) {
-    throw DataError("The metadata.json of the Argos package " + origin + " is not valid JSON: " + e.what());
-  }
-  if (!j.is_object()) throw DataError("The metadata.json of the Argos package " + origin + " is not a JSON object.");
-  for (const char* key : {"from_code", "to_code"}) {
-    if (!j.contains(key) || !j[key].is_string() || !is_language_code(j[key].get<std::string>())) {
-      throw DataError("The metadata.json of the Argos package " + origin + " has no language code " + key + ".");
-    }
-  }
-  if (j.contains("type") && j["type"] != "translate") {
-    throw DataError("The Argos package " + origin + " is of type " + j["type"].dump() + "; only \"translate\" packages translate.");
-  }
-  if (j.contains("target_prefix") && !j["target_prefix"].is_string()) {
-    throw DataError("The metadata.json of the Argos package " + origin + " has a target_prefix that is not a string.");
-  }
-  return j;
+  return parse_argos_metadata(read_file_bytes(p.string()), origin);
 }
 
 // argos-translate's search and output: beam 4, length penalty 0.2 as
 // CTranslate2 divides, unknown tokens replaced by the source token the model
 // attends to, and the metadata's target_prefix (a target token) before every
 // translation, taken off its text.
-storage::DecodingChoice argos_decoding(storage::DecodingChoice d, const nlohmann::json& metadata) {
+storage::DecodingChoice argos_decoding(storage::DecodingChoice d, const ArgosMetadata& metadata) {
   d.engine = "Argos Translate";
   d.beam = 4;
   d.length_penalty = 0.2;
   d.replace_unknowns = true;
-  d.target_tag = metadata.value("target_prefix", std::string());
+  d.target_tag = metadata.target_prefix;
   return d;
 }
 
@@ -148,8 +130,8 @@ ImportedModel import_folder(const fs::path& dir, const std::string& origin) {
   m.origin = origin;
   m.format = "Argos Translate";
   m.src_pieces = m.tgt_pieces = pieces.string();
-  m.source_lang = metadata["from_code"].get<std::string>();
-  m.target_lang = metadata["to_code"].get<std::string>();
+  m.source_lang = metadata.from_code;
+  m.target_lang = metadata.to_code;
   m.decoding = argos_decoding(m.decoding, metadata);
   const std::string& tag = m.decoding.target_tag;
   if (!tag.empty() && std::find(m.tgt_tokens.begin(), m.tgt_tokens.end(), tag) == m.tgt_tokens.end()) {
@@ -160,6 +142,35 @@ ImportedModel import_folder(const fs::path& dir, const std::string& origin) {
 }
 
 }  // namespace
+
+ArgosMetadata parse_argos_metadata(const std::string& bytes, const std::string& origin) {
+  const std::string named = "The metadata.json of the Argos package " + origin;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(bytes);
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(named + " is not valid JSON: " + e.what());
+  }
+  if (!j.is_object()) throw DataError(named + " is not a JSON object.");
+  ArgosMetadata out;
+  for (const char* key : {"from_code", "to_code"}) {
+    if (!j.contains(key) || !j[key].is_string() || !is_language_code(j[key].get<std::string>())) {
+      throw DataError(named + " has no language code " + key + ".");
+    }
+    (std::string(key) == "from_code" ? out.from_code : out.to_code) = j[key].get<std::string>();
+  }
+  if (j.contains("type") && j["type"] != "translate") {
+    const auto& type = j["type"];
+    throw DataError("The Argos package " + origin + " is of type " +
+                    (type.is_string() ? "\"" + type.get<std::string>() + "\"" : std::string(type.type_name())) +
+                    "; only \"translate\" packages translate.");
+  }
+  if (j.contains("target_prefix")) {
+    if (!j["target_prefix"].is_string()) throw DataError(named + " has a target_prefix that is not a string.");
+    out.target_prefix = j["target_prefix"].get<std::string>();
+  }
+  return out;
+}
 
 bool is_argos_package(const std::string& path) {
   std::error_code ec;

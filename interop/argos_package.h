@@ -13,6 +13,17 @@
 
 namespace nmt::interop {
 
+// What this program reads of a package's metadata.json.
+struct ArgosMetadata {
+  std::string from_code, to_code;  // the pair (language codes)
+  std::string target_prefix;       // a target token every translation starts with; "" for none
+};
+
+// metadata.json's bytes: a DataError naming `origin` when they are not a
+// JSON object with language codes from_code and to_code, name a type other
+// than "translate", or hold a target_prefix that is not a string.
+ArgosMetadata parse_argos_metadata(const std::string& bytes, const std::string& origin);
+
 // A package folder (metadata.json and model/ in it) or a `.argosmodel` file.
 bool is_argos_package(const std::string& path);
 
