@@ -147,7 +147,8 @@ void TranslationServer::serve(ModelSet set) {
   auto serving = std::make_shared<ServingSet>();
   serving->owner = std::move(set.owner);
   serving->models = std::make_unique<ServedModels>(std::move(set.entries), options_.batching, metrics_);
-  serving->service = std::make_unique<LibreTranslateService>(*serving->models, access_, files_, options_.limits);
+  serving->service =
+      std::make_unique<LibreTranslateService>(*serving->models, access_, files_, progress_, options_.limits);
   serving->service->set_suggestions(suggestions_ != nullptr);
   std::atomic_store(&serving_, std::move(serving));
   metrics_.set_ready(true);

@@ -110,6 +110,7 @@ class TranslationServer {
   ServerMetrics metrics_;
   AccessControl access_;
   FileStore files_;
+  FileProgress progress_;  // files being translated: kept across reloads
   std::unique_ptr<httplib::Server> http_;
   std::thread listener_;
   std::atomic<bool> listener_done_{false};

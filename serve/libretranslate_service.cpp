@@ -15,8 +15,8 @@ namespace nmt::serve {
 using nlohmann::json;
 
 LibreTranslateService::LibreTranslateService(ServedModels& models, AccessControl& access, FileStore& files,
-                                             const RequestLimits& limits)
-    : models_(models), access_(access), files_(files), limits_(limits) {}
+                                             FileProgress& progress, const RequestLimits& limits)
+    : models_(models), access_(access), files_(files), progress_(progress), limits_(limits) {}
 
 text::DetectedLanguage LibreTranslateService::detect_source(const std::string& text, bool html) const {
   const auto found = models_.detect(text, html);

@@ -29,8 +29,10 @@ class LibreTranslateService {
   // Requests with more text than this get no word links (an empty list each).
   static constexpr size_t kMaxAlignedBytes = 8192;
 
-  // Every argument must outlive the service.
-  LibreTranslateService(ServedModels& models, AccessControl& access, FileStore& files, const RequestLimits& limits);
+  // Every argument must outlive the service. `progress` is the server's, so
+  // that a file's progress outlives a reload that replaces the service.
+  LibreTranslateService(ServedModels& models, AccessControl& access, FileStore& files, FileProgress& progress,
+                        const RequestLimits& limits);
 
   // POST /translate. `pivots`: the languages translated through, for a header.
   nlohmann::json translate(const RequestBody& body, const Caller& caller, std::vector<std::string>& pivots);
@@ -78,8 +80,8 @@ class LibreTranslateService {
   ServedModels& models_;
   AccessControl& access_;
   FileStore& files_;
+  FileProgress& progress_;
   RequestLimits limits_;
-  FileProgress progress_;
   bool suggestions_ = false;
 };
 

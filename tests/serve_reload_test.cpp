@@ -2,7 +2,7 @@
 // pause while POST /reload swaps in the model directory loaded again, three
 // times; not one request fails and every answer is the model's translation.
 // A reload that cannot load keeps the old model serving; only a key with
-// the review right may ask for one.
+// the review right may ask for one; a file's progress outlives a reload.
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -124,6 +124,30 @@ TEST_F(ServeReload, AFailedReloadKeepsTheOldModelAndOnlyAReviewKeyMayAsk) {
   const auto t = c.Post("/translate", asked.dump(), "application/json");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->status, 200) << t->body;
+}
+
+// A file's progress is the server's, not the model set's: a reload does not forget it.
+TEST_F(ServeReload, AFilesProgressOutlivesAReload) {
+  std::atomic<bool> fail{false};
+  const Reloadable served = reloadable(sample_model_dir(), fail);
+  auto c = served.client();
+  const auto file = c.Post("/translate_file", {{"Authorization", "Bearer admin"}},
+                           httplib::MultipartFormDataItems{{"file", "The cup.\nThe dog.", "a.txt", "text/plain"},
+                                                           {"source", "en", "", ""},
+                                                           {"target", "de", "", ""},
+                                                           {"progress_id", "reload-0123456789", "", ""}});
+  ASSERT_TRUE(file);
+  ASSERT_EQ(file->status, 200) << file->body;
+  const json finished = {{"done", 2}, {"total", 2}, {"finished", true}};
+  const auto progress = [&] { return c.Get("/translate_file/progress/reload-0123456789", {{"Authorization", "Bearer admin"}}); };
+  EXPECT_EQ(json::parse(progress()->body), finished);
+  const auto r = c.Post("/reload", {{"Authorization", "Bearer admin"}}, "", "text/plain");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const auto after = progress();
+  ASSERT_TRUE(after);
+  ASSERT_EQ(after->status, 200) << after->body;
+  EXPECT_EQ(json::parse(after->body), finished);
 }
 
 }  // namespace
