@@ -190,7 +190,8 @@ class BeamSearch {
     for (size_t k : allocate_beam(candidates, 2 * beam)) {
       const auto& x = candidates[k];
       if (x.token == ids_.eos) {
-        if (position++ < beam) finish(s, x.parent, x.sum, finished_[s]);
+        const bool first = position == 0;
+        if (position++ < beam && (first || !after_ct2_prefix(s))) finish(s, x.parent, x.sum, finished_[s]);
         continue;
       }
       if (kept == beam) continue;

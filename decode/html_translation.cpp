@@ -50,7 +50,6 @@ std::vector<size_t> unit_of_elements(const text::HtmlRun& run, const std::vector
   return unit;
 }
 
-// The whitespace-separated words of `text` aligned to themselves.
 // Whether text has a letter or a digit (any non-ASCII character counts).
 bool holds_words(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) {
@@ -58,6 +57,7 @@ bool holds_words(std::string_view text) {
   });
 }
 
+// The whitespace-separated words of `text` aligned to themselves.
 std::vector<text::AlignedWord> source_words(const std::string& text, size_t offset) {
   std::vector<text::AlignedWord> words;
   for (size_t at = 0; at < text.size();) {

@@ -1,5 +1,6 @@
 #include "decode/line_alignment.h"
 
+#include "decode/unknown_copies.h"
 #include "decode/word_alignment.h"
 #include "text/span.h"
 
@@ -29,7 +30,8 @@ std::vector<text::AlignedWord> aligned_words(const Translator& translator, const
   for (size_t k = 0; k < plan.pieces.size(); ++k) {
     if (hypotheses[k].empty() || !attention[k].defined()) continue;
     const auto& piece = plan.pieces[k];
-    const auto& tokens = hypotheses[k].front().tokens;
+    const Hypothesis& best = hypotheses[k].front();
+    const auto& tokens = best.tokens;
     const auto& source = plan.sources[k];
     // Each source token's position in the run's text (by its share of the piece if SentencePiece disagrees).
     const auto spans = src.encode_with_offsets(source.span.of(text));
@@ -45,7 +47,7 @@ std::vector<text::AlignedWord> aligned_words(const Translator& translator, const
       position[j] = offset + source.span.begin + at;
     }
     for (const auto& a : align_words(attention[k], tokens, piece.size(), tgt)) {
-      std::string word = tgt.decode(std::vector<int64_t>(tokens.begin() + a.begin, tokens.begin() + a.end));
+      std::string word = hypothesis_text(tgt, best, a.begin, a.end);
       if (!word.empty()) words.push_back({std::move(word), position[a.source]});
     }
   }

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
+#include "decode/unknown_copies.h"
 #include "text/join_pieces.h"
 #include "text/split_to_fit.h"
 #include "text/utf8.h"
 #include "util/error.h"
-#include "vocab/copied_pieces.h"
 
 namespace nmt::decode {
 namespace {
@@ -230,8 +230,7 @@ LineTranslation rebuild_line(LinePlan plan, std::vector<std::vector<Hypothesis>>
   for (size_t i = 0; i < hypotheses.size(); ++i) {
     const auto& source = plan.sources[i];
     for (const auto& h : hypotheses[i]) {
-      std::string text = h.unknown_copies.empty() ? target.decode(h.tokens)
-                                                  : vocab::decode_with_copies(target, h.tokens, h.unknown_copies);
+      std::string text = hypothesis_text(target, h);
       texts[i].push_back(source.shaped ? text::unshape_translation(std::move(text), source.shape, shape) : text);
     }
     ranks = std::max(ranks, hypotheses[i].size());

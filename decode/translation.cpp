@@ -89,6 +89,7 @@ Translator::Translator(model::Transformer model, vocab::Vocabularies vocabs, Tra
   vocabs_ = std::move(vocabs);
   options_.source_tag = options.source_tag;
   options_.target_tag = options.target_tag;
+  check_alignment();
   source_tag_ = tag_id(*vocabs_.src, options_.source_tag, "The language tag", "source");
   target_tag_ = tag_id(*vocabs_.tgt, options_.target_tag, "The target tag", "target");
   planner_.emplace(vocabs_.src, vocabs_.tgt, PieceLimits{max_source_tokens(), options_.max_piece_tokens},
@@ -109,6 +110,17 @@ Translator::Translator(model::Transformer model, SearchIds target_ids, int64_t s
   if (!options_.source_tag.empty() || !options_.target_tag.empty()) {
     throw UsageError("A translator without vocabularies cannot put the tag \"" + options_.source_tag +
                      options_.target_tag + "\" before its sentences.");
+  }
+}
+
+void Translator::check_alignment() const {
+  const auto& c = model_->config();
+  const int64_t layer = options_.alignment_layer.value_or(-1);
+  if (layer < -c.n_layers || layer >= c.n_layers || options_.alignment_heads > c.n_head) {
+    throw DataError("The alignment that replaces unknown tokens (decoding.json's alignment_layer " +
+                    std::to_string(layer) + ", alignment_heads " + std::to_string(options_.alignment_heads) +
+                    ") does not fit the model's " + std::to_string(c.n_layers) + " decoder layers of " +
+                    std::to_string(c.n_head) + " heads.");
   }
 }
 

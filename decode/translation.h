@@ -59,9 +59,10 @@ struct TranslatorOptions {
   // (data/language_tags.h); "": none. Attention and coverage leave it out:
   // they read as for a source without it.
   std::string source_tag;
-  // A piece of the target vocabulary every translation starts with, left
-  // out of its text, tokens and scores as read: an Argos package's
-  // target_prefix (a multilingual model's target language). "": none.
+  // A piece of the target vocabulary every translation starts with, decoded
+  // as a target prefix and left out of its tokens and text (score_targets
+  // scores the given tokens after it): an Argos package's target_prefix (a
+  // multilingual model's target language). "": none.
   std::string target_tag;
   // Unknown target tokens written as the source piece the model attends to
   // most as it writes them (CTranslate2's replace_unknowns;
@@ -192,6 +193,8 @@ class Translator {
   std::vector<std::vector<Hypothesis>> translate_batch(const std::vector<BatchSource>& batch,
                                                        const SearchOptions& search);
   torch::Tensor wrap_sources(const std::vector<BatchSource>& batch) const;
+  // DataError when options.alignment_layer or alignment_heads do not fit the model.
+  void check_alignment() const;
   // Where a source's first id is in the model's input (after sos and the tag).
   int64_t source_start() const;
   // `target` after the target tag, if there is one.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "decode/line_alignment.h"
+#include "vocab/copied_pieces.h"
 
 namespace nmt::decode {
 namespace {
@@ -41,6 +42,22 @@ void copy_into(Translator& translator, const std::vector<int64_t>& source, const
 }
 
 }  // namespace
+
+std::string hypothesis_text(const vocab::Vocab& target, const Hypothesis& h, size_t begin, size_t end) {
+  end = std::min(end, h.tokens.size());
+  begin = std::min(begin, end);
+  const std::vector<int64_t> slice(h.tokens.begin() + static_cast<std::ptrdiff_t>(begin),
+                                   h.tokens.begin() + static_cast<std::ptrdiff_t>(end));
+  if (h.unknown_copies.empty()) return target.decode(slice);
+  const int64_t unk = target.unk_id();
+  const auto before = static_cast<size_t>(
+      std::count(h.tokens.begin(), h.tokens.begin() + static_cast<std::ptrdiff_t>(begin), unk));
+  const size_t first = std::min(before, h.unknown_copies.size());
+  const size_t last = std::min(first + static_cast<size_t>(std::count(slice.begin(), slice.end(), unk)),
+                               h.unknown_copies.size());
+  return vocab::decode_with_copies(target, slice, {h.unknown_copies.begin() + static_cast<std::ptrdiff_t>(first),
+                                                   h.unknown_copies.begin() + static_cast<std::ptrdiff_t>(last)});
+}
 
 bool has_unknowns(const Translator& translator, const std::vector<std::vector<std::vector<Hypothesis>>>& hypotheses) {
   if (!translator.options().replace_unknowns || !translator.vocabs().tgt) return false;

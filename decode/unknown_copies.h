@@ -10,6 +10,7 @@
 // (vocab/copied_pieces.h).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "decode/translation.h"
@@ -25,5 +26,10 @@ bool has_unknowns(const Translator& translator, const std::vector<std::vector<st
 // worker), before the lines are rebuilt.
 void copy_unknowns(Translator& translator, const std::vector<LinePlan>& plans,
                    std::vector<std::vector<std::vector<Hypothesis>>>& hypotheses);
+
+// The text of h's tokens [begin, end) (all of them by default), its unknown
+// tokens written as their copies where it has them.
+std::string hypothesis_text(const vocab::Vocab& target, const Hypothesis& h, size_t begin = 0,
+                            size_t end = static_cast<size_t>(-1));
 
 }  // namespace nmt::decode

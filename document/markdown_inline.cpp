@@ -49,6 +49,9 @@ bool has_words(const std::string& html) {
 }  // namespace
 
 MarkdownInline::MarkdownInline(const std::string& markdown) {
+  // The markers below are data- attributes: inline HTML that has its own
+  // stays kept pieces, as its tags would otherwise read as markers.
+  html_inline_ = markdown.find("data-") == std::string::npos;
   html_ = parse(markdown, 0, markdown.size());
   if (!has_words(html_)) html_.clear();
 }
@@ -72,7 +75,7 @@ bool autolink(const std::string& s, size_t i, size_t to) {
 }
 
 // Where a stretch kept verbatim starting at s[i] ends (a backslash escape, a
-// code span, an autolink, an image), or npos.
+// code span, an autolink or a tag not passed on as HTML, an image), or npos.
 size_t verbatim_end(const std::string& s, size_t i, size_t end) {
   const char c = s[i];
   if (c == '\\' && i + 1 < end) return i + 2;
@@ -82,7 +85,7 @@ size_t verbatim_end(const std::string& s, size_t i, size_t end) {
     const size_t close = s.find(std::string(run, '`'), i + run);
     return close == std::string::npos || close >= end ? i + run : close + run;
   }
-  if (const size_t to = tag_end(s, i, end); to != std::string::npos && autolink(s, i, to)) return to;
+  if (const size_t to = tag_end(s, i, end); to != std::string::npos) return to;  // an autolink, or inline HTML kept
   if (c == '!' && i + 1 < end && s[i + 1] == '[' && matching(s, i + 1, end) != std::string::npos) {
     const size_t label = matching(s, i + 1, end);
     return label < end && s[label] == '(' && matching(s, label, end) != std::string::npos ? matching(s, label, end)
@@ -103,7 +106,7 @@ std::string MarkdownInline::parse(const std::string& s, size_t begin, size_t end
   ++depth;
   for (size_t i = begin; i < end;) {
     const char c = s[i];
-    if (const size_t to = tag_end(s, i, end); to != std::string::npos && !autolink(s, i, to)) {
+    if (const size_t to = tag_end(s, i, end); html_inline_ && to != std::string::npos && !autolink(s, i, to)) {
       flush();  // inline HTML stays HTML: the HTML reader keeps what it marks not to translate
       out += s.substr(i, to - i);
       i = to;

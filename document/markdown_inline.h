@@ -3,7 +3,8 @@
 // **strong** and __strong__ become <b>, *em* and _em_ <i>, ~~struck~~ <s>,
 // [text](destination) an <a> whose text is translated; code spans, images,
 // autolinks and backslash escapes are kept as they are (each an empty
-// marker where it stood). Inline HTML stays HTML, so that the HTML reader
+// marker where it stood). Inline HTML stays HTML (unless the text has data-
+// attributes, which the markers use: then it is kept as written), so that the HTML reader
 // keeps what it marks not to translate (translate="no",
 // class="notranslate", <code>) as it does in HTML documents. Back from the
 // translation (read as a document's fragments are,
@@ -44,6 +45,7 @@ class MarkdownInline {
   std::vector<std::string> destinations_;  // "(url "title")" of links, by number
   std::vector<std::string> delimiters_;    // the delimiter an emphasis used, by number
   std::string html_;
+  bool html_inline_ = true;  // inline HTML goes on as HTML (false: kept as it is, where it has data- attributes)
 };
 
 }  // namespace nmt::document

@@ -6,9 +6,12 @@
 // unknowns), what CTranslate2 4.8.1 itself wrote, at its default alignment
 // (the last layer's first head) and another (the first layer's heads
 // averaged), read from model.bin; and how copies are written into text.
+#include <regex>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "decode/html_translation.h"
 #include "interop/ct2_export.h"
 #include "interop/ct2_model_file.h"
 #include "interop/imported_model.h"
@@ -97,6 +100,23 @@ TEST(UnknownCopies, TheCommandLineFlagAndTheAlignmentThroughImportAndExport) {
   const auto file = interop::read_ct2_model_file(dir.path("ct2/model.bin"));
   EXPECT_EQ(file.scalar("decoder/alignment_layer", -9), 0);
   EXPECT_EQ(file.scalar("decoder/alignment_heads", -9), 0);
+}
+
+// Through HTML (words placed by alignment, as documents are too): the copies
+// are the words carried, never the unknown token.
+TEST(UnknownCopies, HtmlCarriesTheCopiesIntoItsMarkup) {
+  const auto loaded = interop::load_model(unknowns_dir() + "/first_layer_all_heads", "", torch::kCPU);
+  const auto expected = nlohmann::json::parse(test::read_text(unknowns_dir() + "/expected.json"));
+  auto options = test::ct2_fixture_search(2);
+  options.replace_unknowns = true;
+  options.alignment_layer = loaded.decoding->alignment_layer;
+  options.alignment_heads = loaded.decoding->alignment_heads;
+  decode::Translator translator(loaded.model, loaded.vocabs, options);
+  decode::HtmlTranslator html(translator);
+  const auto out = html.translate({"<p><b>w1</b> xq w3</p>"}).at(0).html;
+  const std::string text = std::regex_replace(out, std::regex("<[^>]*>"), "");
+  EXPECT_EQ(text, joined(expected.at("variants").at("first_layer_all_heads").at("beam2").at(0).at("tokens"))) << out;
+  EXPECT_EQ(out.find("unk"), std::string::npos) << out;
 }
 
 TEST(UnknownCopies, AScoredTargetAfterTheTagScoresAsTheTaggedTargetLessItsFirstToken) {

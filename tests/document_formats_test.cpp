@@ -235,6 +235,11 @@ TEST(DocumentFormats, MarkdownsInlineHtmlStaysHtmlAndComesBackAsTheTranslationSp
       "de");
   EXPECT_EQ(out, "Dr\xC3\xBC" "cke <span class=\"notranslate\">Save now</span> & sieh <https://example.com> oder "
                  "<b>das</b><br>.\n");
+  // Inline HTML with data- attributes of its own (the markers' kind) is kept as written.
+  const std::string data = "An <abbr data-x=\"1\">HTML</abbr> page.\n";
+  auto kept = open_document(DocumentFormat::kMarkdown, data, "b.md");
+  EXPECT_EQ(kept->texts()[0], "An <span data-a=\"0\"></span>HTML<span data-a=\"1\"></span> page.");
+  EXPECT_EQ(translate_document(*kept, "de", kIdentity), data);
 }
 
 }  // namespace

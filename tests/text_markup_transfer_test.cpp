@@ -56,6 +56,12 @@ TEST(MarkupTransfer, AnElementOfWordsNoneAlignsToTakesTheNearestWord) {
   // ("in", "der") comes before its earlier sibling, and the tree's order wins.
   EXPECT_EQ(transfer_markup({{"in", 5}, {"der", 8}, {"kleinen", 12}}, {element(12, 17, -1, "i"), element(18, 22, -1, "b")}),
             "in der <i>kleinen</i><b></b>");
+  // Two such siblings do not take the same word: each takes its own.
+  EXPECT_EQ(transfer_markup({{"x", 0}, {"y", 10}}, {element(2, 4, -1, "a"), element(5, 7, -1, "b")}),
+            "<a>x</a> <b>y</b>");
+  // A kept piece (verbatim) is never taken.
+  EXPECT_EQ(transfer_markup({{"<code>k</code>", 1, true}, {"y", 10}}, {element(2, 4, -1, "a")}),
+            "<code>k</code> <a>y</a>");
   // Inside its parent: the child takes a word and the parent grows around it.
   EXPECT_EQ(transfer_markup({{"a", 0}, {"b", 2}, {"c", 9}}, {element(4, 8, -1, "p"), element(5, 7, 0, "q")}),
             "a <p><q>b</q></p> c");

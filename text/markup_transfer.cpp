@@ -32,20 +32,23 @@ bool is_ancestor(const std::vector<MarkupElement>& elements, int a, size_t e) {
 
 // Element e, holding source words none of the target's align into, takes
 // the word aligned nearest to its source text among those no other element
-// but its ancestors holds; its ancestors' stretches grow to take it in.
+// but its ancestors holds or took (`claimed`: per word, the element that
+// took it, -1 for none), kept pieces left alone; its ancestors' stretches
+// grow to take it in.
 void claim_nearest_word(const std::vector<AlignedWord>& words, const std::vector<MarkupElement>& elements, size_t e,
-                        std::vector<Stretch>& s) {
+                        std::vector<Stretch>& s, std::vector<int>& claimed) {
   const MarkupElement& m = elements[e];
   if (!m.holds_words || m.begin >= m.end) return;
+  const auto other = [&](int holder) { return holder >= 0 && !is_ancestor(elements, holder, e); };
   size_t best = words.size(), best_distance = std::numeric_limits<size_t>::max();
   for (size_t w = 0; w < words.size(); ++w) {
-    const int holder = innermost(elements, words[w].source);
-    if (holder >= 0 && !is_ancestor(elements, holder, e)) continue;
+    if (words[w].verbatim || other(innermost(elements, words[w].source)) || other(claimed[w])) continue;
     const size_t at = words[w].source;
     const size_t distance = at < m.begin ? m.begin - at : at >= m.end ? at - m.end + 1 : 0;
     if (distance < best_distance) best = w, best_distance = distance;
   }
   if (best == words.size()) return;
+  claimed[best] = static_cast<int>(e);
   for (int x = static_cast<int>(e); x >= 0; x = elements[static_cast<size_t>(x)].parent) {
     s[static_cast<size_t>(x)].lo = std::min(s[static_cast<size_t>(x)].lo, best);
     s[static_cast<size_t>(x)].hi = std::max(s[static_cast<size_t>(x)].hi, best + 1);
@@ -66,8 +69,9 @@ std::vector<Stretch> stretches_of(const std::vector<AlignedWord>& words, const s
     s[p].lo = std::min(s[p].lo, s[e].lo);
     s[p].hi = std::max(s[p].hi, s[e].hi);
   }
+  std::vector<int> claimed(words.size(), -1);
   for (size_t e = 0; e < elements.size(); ++e) {
-    if (s[e].empty()) claim_nearest_word(words, elements, e, s);
+    if (s[e].empty()) claim_nearest_word(words, elements, e, s, claimed);
   }
   for (size_t e = 0; e < elements.size(); ++e) {
     if (!s[e].empty()) continue;
