@@ -98,7 +98,9 @@ nlohmann::json config_of(const storage::LoadedModel& loaded) {
 // The directory's files, into dir.
 void write_ct2_folder(const storage::LoadedModel& loaded, const fs::path& dir) {
   model::Transformer model = loaded.model;
-  Ct2Alignment alignment;
+  // The alignment the model came with, else the one this program aligns a
+  // model of its own by: the second-to-last layer, all heads.
+  Ct2Alignment alignment{model->config().n_layers >= 2 ? -2 : -1, 0};
   if (loaded.decoding && loaded.decoding->alignment_layer) {
     alignment = {*loaded.decoding->alignment_layer, loaded.decoding->alignment_heads};
   }

@@ -17,7 +17,9 @@
 namespace nmt::interop {
 
 // The decoder layer and heads whose attention replaces unknown tokens
-// (storage::DecodingChoice): CTranslate2's defaults unless the model has its own.
+// (storage::DecodingChoice): CTranslate2's defaults unless given (export_ct2
+// gives the model's own, or for a model trained here the layer this program
+// aligns by: the second-to-last, all heads).
 struct Ct2Alignment {
   int64_t layer = -1, heads = 1;
 };

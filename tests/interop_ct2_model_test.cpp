@@ -376,6 +376,10 @@ TEST(Ct2Export, OurModelGoesToCTranslate2AndBackBitForBit) {
     EXPECT_EQ(file.spec, "TransformerSpec");
     EXPECT_EQ(file.raw("encoder/layer_1/self_attention/linear_0/weight").sizes(), (std::vector<int64_t>{96, 32}));
     EXPECT_EQ(file.has("encoder/layer_norm/gamma"), pre_norm);
+    // Unknown tokens aligned as this program aligns its own models: the second-to-last layer, all heads.
+    ASSERT_GE(ours.config.model.n_layers, 2);
+    EXPECT_EQ(file.scalar("decoder/alignment_layer", 9), -2);
+    EXPECT_EQ(file.scalar("decoder/alignment_heads", 9), 0);
     const auto back = interop::load_model(dir.path("ct2"), "", torch::kCPU);
     EXPECT_EQ(back.config.model.norm_eps, 1e-12);
     EXPECT_TRUE(back.config.model.source_bos && back.config.model.source_eos);
