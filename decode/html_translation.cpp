@@ -8,7 +8,6 @@
 
 #include "decode/line_alignment.h"
 #include "decode/placeholder_restore.h"
-#include "decode/unknown_copies.h"
 #include "text/html_document.h"
 #include "text/utf8.h"
 
@@ -112,8 +111,7 @@ std::vector<HtmlTranslation> HtmlTranslator::translate(const std::vector<std::st
     docs[d] = std::make_unique<text::HtmlDocument>(documents[d]);
     plan_document(d, *docs[d], plans, jobs);
   }
-  auto hypotheses = translator_.translate_checked(plans, plans_);
-  if (has_unknowns(translator_, hypotheses)) model_call_([&] { copy_unknowns(translator_, plans, hypotheses); });
+  const auto hypotheses = translator_.translate_checked(plans, plans_, model_call_);
   attend(plans, hypotheses, jobs);
   std::vector<std::vector<std::string>> outputs(documents.size());
   for (size_t d = 0; d < documents.size(); ++d) {

@@ -35,9 +35,6 @@ struct HtmlTranslation {
   std::vector<UnmetTerm> unmet_terms;  // glossary terms the translation lacks
 };
 
-// Runs a call that uses the model on the thread allowed to (the server's batcher worker).
-using ModelCall = std::function<void(const std::function<void()>&)>;
-
 class HtmlTranslator {
  public:
   // `translator` must outlive this object.

@@ -178,7 +178,6 @@ std::vector<LineTranslation> Translator::translate(const std::vector<std::string
   plans.reserve(lines.size());
   for (const auto& line : lines) plans.push_back(plan(line));
   auto hyps = translate_checked(plans);
-  copy_unknowns(*this, plans, hyps);
   std::vector<LineTranslation> out;
   out.reserve(lines.size());
   for (size_t k = 0; k < plans.size(); ++k) out.push_back(rebuild(std::move(plans[k]), std::move(hyps[k])));
@@ -211,11 +210,16 @@ std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_plans(co
 }
 
 std::vector<std::vector<std::vector<Hypothesis>>> Translator::translate_checked(std::vector<LinePlan>& plans,
-                                                                                const PlanTranslator& translate) {
+                                                                                const PlanTranslator& translate,
+                                                                                const ModelCall& model_call) {
   const PlanTranslator own = [this](const std::vector<LinePlan>& p) { return translate_plans(p); };
   const PlanTranslator& run = translate ? translate : own;
-  if (!checker_ || !planner_) return run(plans);
-  return decode::translate_checked(plans, run, *planner_, *checker_);
+  auto hypotheses = checker_ && planner_ ? decode::translate_checked(plans, run, *planner_, *checker_) : run(plans);
+  if (has_unknowns(*this, hypotheses)) {
+    const auto copy = [&] { copy_unknowns(*this, plans, hypotheses); };
+    model_call ? model_call(copy) : copy();
+  }
+  return hypotheses;
 }
 
 void Translator::check_target_prefix(const std::vector<int64_t>& ids, const std::string& text) const {

@@ -84,6 +84,8 @@ struct TranslatorOptions {
 // Hypotheses for every piece of every plan, [plan][piece][rank]: the
 // translator's own batches, or the server's batcher.
 using PlanTranslator = std::function<std::vector<std::vector<std::vector<Hypothesis>>>(const std::vector<LinePlan>&)>;
+// Runs a call that uses the model on the thread allowed to (the server's batcher worker).
+using ModelCall = std::function<void(const std::function<void()>&)>;
 
 class Translator {
  public:
@@ -120,9 +122,12 @@ class Translator {
   // batches when null), then, with the coverage check on, the pieces whose
   // translation fails it split further and translated again, round by round
   // (decode/checked_translation.h): the plans change where that helped, and
-  // record each piece's check.
+  // record each piece's check. Last, unknown tokens are copied from the
+  // source where the options ask (decode/unknown_copies.h), through
+  // `model_call` (a direct call when null).
   std::vector<std::vector<std::vector<Hypothesis>>> translate_checked(std::vector<LinePlan>& plans,
-                                                                      const PlanTranslator& translate = nullptr);
+                                                                      const PlanTranslator& translate = nullptr,
+                                                                      const ModelCall& model_call = nullptr);
 
   // Given translations scored token by token (teacher forcing), as
   // CTranslate2's score_batch and Marian's scorer do: for each pair of

@@ -8,7 +8,6 @@
 #include <ATen/Parallel.h>
 
 #include "decode/placeholder_restore.h"
-#include "decode/unknown_copies.h"
 #include "util/error.h"
 
 namespace nmt::serve {
@@ -68,9 +67,6 @@ std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::s
   plans.reserve(lines.size());
   for (const auto& line : lines) plans.push_back(translator_.plan(line));  // in this thread: in parallel
   auto hypotheses = translate_checked(plans, translator_.options().search);
-  if (decode::has_unknowns(translator_, hypotheses)) {
-    run_on_worker([&] { decode::copy_unknowns(translator_, plans, hypotheses); });
-  }
   std::vector<decode::LineTranslation> results;
   results.reserve(lines.size());
   for (size_t l = 0; l < lines.size(); ++l) {  // detokenizing, in this thread too
@@ -85,7 +81,8 @@ std::vector<decode::LineTranslation> Batcher::translate(const std::vector<std::s
 std::vector<std::vector<std::vector<decode::Hypothesis>>> Batcher::translate_checked(
     std::vector<decode::LinePlan>& plans, const decode::SearchOptions& search) {
   auto hypotheses = translator_.translate_checked(
-      plans, [&](const std::vector<decode::LinePlan>& p) { return translate_plans(p, search); });
+      plans, [&](const std::vector<decode::LinePlan>& p) { return translate_plans(p, search); },
+      [this](const std::function<void()>& call) { run_on_worker(call); });
   decode::CoverageTally tally;
   for (const auto& plan : plans) tally.add(plan, translator_.options().coverage);
   metrics_.count_coverage(tally);

@@ -81,7 +81,8 @@ class Batcher {
                                                                             const decode::SearchOptions& search);
   // Planned lines translated and checked for coverage (Translator::translate_checked):
   // pieces that fail are split and translated again in later rounds of this
-  // batcher; the plans change where that helped; /metrics counts the checks.
+  // batcher; the plans change where that helped; /metrics counts the checks;
+  // unknown tokens are copied on the worker.
   std::vector<std::vector<std::vector<decode::Hypothesis>>> translate_checked(std::vector<decode::LinePlan>& plans,
                                                                               const decode::SearchOptions& search);
   // Runs `call` on the worker thread between rounds, blocking the caller:

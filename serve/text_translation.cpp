@@ -5,7 +5,6 @@
 #include "decode/html_translation.h"
 #include "decode/line_alignment.h"
 #include "decode/placeholder_restore.h"
-#include "decode/unknown_copies.h"
 #include "serve/http_error.h"
 #include "text/utf8.h"
 #include "util/error.h"
@@ -109,9 +108,6 @@ std::vector<decode::LineTranslation> translate_lines(Batcher& batcher, const std
     if (!prefixes.empty() && !plans.back().pieces.empty()) plans.back().target_prefix = prefixes[l];
   }
   auto hypotheses = batcher.translate_checked(plans, decoding.search ? *decoding.search : translator.options().search);
-  if (decode::has_unknowns(translator, hypotheses)) {
-    batcher.run_on_worker([&] { decode::copy_unknowns(translator, plans, hypotheses); });
-  }
   std::vector<decode::LineTranslation> out;
   for (size_t l = 0; l < lines.size(); ++l) out.push_back(translator.rebuild(std::move(plans[l]), std::move(hypotheses[l])));
   const bool restore = std::any_of(out.begin(), out.end(), decode::has_placeholders);
