@@ -20,7 +20,9 @@ typedef int8_t QuantByteLanes __attribute__((vector_size(kLanes * sizeof(int8_t)
 // before the addition, as in the scalar tail and in ATen.
 constexpr float kQuantRounder = 12582912.0f;
 
-NMT_INLINE void quantize_one_row_body(const float* x, int64_t n, int8_t* q, float* scale) {
+// q's bytes are XORed with `flip`: 0 for int8, 0x80 for the same values
+// plus 128 as unsigned bytes (what VNNI's vpdpbusd multiplies).
+NMT_INLINE void quantize_one_row_body(const float* x, int64_t n, uint8_t flip, int8_t* q, float* scale) {
   Lanes most = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
@@ -39,12 +41,17 @@ NMT_INLINE void quantize_one_row_body(const float* x, int64_t n, int8_t* q, floa
     t = (t + kQuantRounder) - kQuantRounder;
     t = t > top ? top : t;
     t = t < -top ? -top : t;
-    const QuantByteLanes b = __builtin_convertvector(__builtin_convertvector(t, QuantIntLanes), QuantByteLanes);
+    const QuantByteLanes b = __builtin_convertvector(__builtin_convertvector(t, QuantIntLanes), QuantByteLanes) ^
+                             static_cast<int8_t>(flip);
     std::memcpy(q + i, &b, sizeof b);
   }
-  for (; i < n; ++i) q[i] = static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * inverse), -127.0f, 127.0f));
+  for (; i < n; ++i) {
+    q[i] = static_cast<int8_t>(static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * inverse), -127.0f, 127.0f)) ^
+                               static_cast<int8_t>(flip));
+  }
 }
-NMT_VECTOR_DISPATCH(void, quantize_one_row, (const float* x, int64_t n, int8_t* q, float* scale), (x, n, q, scale))
+NMT_VECTOR_DISPATCH(void, quantize_one_row, (const float* x, int64_t n, uint8_t flip, int8_t* q, float* scale),
+                    (x, n, flip, q, scale))
 
 NMT_INLINE void dequantize_one_row_body(const int32_t* sums, int64_t n, float row_scale, const float* col_scales,
                                         const float* bias, bool relu, float* out) {
@@ -74,7 +81,15 @@ constexpr int64_t kQuantParallelValues = 1 << 15;
 }  // namespace
 
 void quantize_rows(const float* x, int64_t rows, int64_t n, int8_t* q, float* scales) {
-  for (int64_t r = 0; r < rows; ++r) quantize_one_row(x + r * n, n, q + r * n, scales + r);
+  for (int64_t r = 0; r < rows; ++r) quantize_one_row(x + r * n, n, 0, q + r * n, scales + r);
+}
+
+void quantize_rows_shifted(const float* x, int64_t rows, int64_t n, int64_t padded, uint8_t* u, float* scales) {
+  for (int64_t r = 0; r < rows; ++r) {
+    uint8_t* row = u + r * padded;
+    quantize_one_row(x + r * n, n, 0x80, reinterpret_cast<int8_t*>(row), scales + r);
+    std::memset(row + n, 0x80, static_cast<size_t>(padded - n));
+  }
 }
 
 void dequantize_rows(const int32_t* sums, int64_t rows, int64_t n, const float* row_scales, const float* col_scales,

@@ -13,6 +13,11 @@ namespace nmt::kernels {
 // nearest (ties to even); a row of zeros gets scale 0 and zeros.
 void quantize_rows(const float* x, int64_t rows, int64_t n, int8_t* q, float* scales);
 
+// The same values plus 128, as unsigned bytes, in rows of `padded` (>= n)
+// bytes whose last padded - n hold 128 (a zero): what the VNNI step product
+// reads (kernels/int8_step_product.h), in one pass over x.
+void quantize_rows_shifted(const float* x, int64_t rows, int64_t n, int64_t padded, uint8_t* u, float* scales);
+
 // out[r][c] = sums[r][c] * (row_scales[r] * col_scales[c]) + bias[c] for
 // sums [rows, n] (bias may be null: none), then max(0, .) with `relu`.
 // Rows are split over ATen's threads when there are many values.

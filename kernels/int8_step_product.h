@@ -47,7 +47,8 @@ class Int8StepWeights {
   int64_t padded_in() const { return padded_in_; }
 
   // Row q of int8 values (n of them) as `sums` reads it: q + 128 as
-  // unsigned bytes, then 128 (a zero) up to padded_in().
+  // unsigned bytes, then 128 (a zero) up to padded_in() (what
+  // quantize_rows_shifted writes from fp32 rows in one pass).
   void shift_row(const int8_t* q, uint8_t* shifted) const;
 
   // sums[r][o] = sum_k q[r][k] * w[o][k] for r < rows (any number), o <

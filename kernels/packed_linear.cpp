@@ -369,16 +369,14 @@ void PackedLinear::run_onednn(const void* src, int64_t rows, bool relu, void* ds
 void PackedLinear::forward_int8(const float* x, int64_t rows, bool relu, float* out) const {
   const State& s = *state_;
   Int8Scratch& scratch = int8_scratch(rows, s.in, s.out);
-  quantize_rows(x, rows, s.in, scratch.input.data(), scratch.row_scales.data());
   if (s.int8_step) {
     const int64_t padded_in = s.int8_step->padded_in();
     thread_local std::vector<uint8_t> shifted;
     grow_to(shifted, rows * padded_in);
-    for (int64_t r = 0; r < rows; ++r) {
-      s.int8_step->shift_row(scratch.input.data() + r * s.in, shifted.data() + r * padded_in);
-    }
+    quantize_rows_shifted(x, rows, s.in, padded_in, shifted.data(), scratch.row_scales.data());
     s.int8_step->sums(shifted.data(), rows, scratch.sums.data());
   } else {
+    quantize_rows(x, rows, s.in, scratch.input.data(), scratch.row_scales.data());
     run_onednn(scratch.input.data(), rows, relu, scratch.sums.data());  // int8: relu comes after (product_for)
   }
   dequantize_rows(scratch.sums.data(), rows, s.out, scratch.row_scales.data(), s.weight_scales.data_ptr<float>(),

@@ -160,11 +160,11 @@ NMT_INLINE void head_scores(const float* q, const Element* keys, const int64_t* 
 }
 
 // One head of one row: the weighted sum of the values into sum[0, d_head),
-// in registers where d_head is 64.
+// in registers where d_head is known when compiled (32 or 64).
 template <int D, class Element>
 NMT_INLINE void head_values(const float* weights, const Element* values, const int64_t* at, int64_t length,
                             int64_t d_head, float* sum) {
-  if constexpr (D == 64) {
+  if constexpr (D > 0 && D % kLanes == 0) {
     constexpr int kVectors = D / kLanes;
     Lanes acc[kVectors] = {};
     for (int64_t p = 0; p < length; ++p) {
@@ -232,11 +232,14 @@ NMT_INLINE void attend_rows(const Task<Element>& t, int64_t begin, int64_t end, 
   }
 }
 
-// d_head 64 (the base and recipe shapes) with its loops unrolled; any other.
+// d_head 64 (the base and recipe shapes) and 32 (the sample recipe's) with
+// their loops unrolled; any other. Each sums in the same order as the other.
 template <class Element>
 NMT_INLINE void attend_rows_any(const Task<Element>& t, int64_t begin, int64_t end, RowScratch& s) {
   if (t.d_head == 64) {
     attend_rows<64>(t, begin, end, s);
+  } else if (t.d_head == 32) {
+    attend_rows<32>(t, begin, end, s);
   } else {
     attend_rows<0>(t, begin, end, s);
   }

@@ -148,7 +148,9 @@ TEST(DecoderStep, StepsAsideWhereTheModulesMustRun) {
   auto m = variant(true, true, true, 14);
   {
     c10::InferenceMode inference;
-    if (PackedLinear::available(torch::kFloat)) EXPECT_TRUE(m->decoder->step_weights().has_value());
+    if (PackedLinear::available(torch::kFloat)) {
+      EXPECT_TRUE(m->decoder->step_weights().has_value());
+    }
     PrecisionScope bf16(Precision::kBf16, torch::kCPU);
     EXPECT_FALSE(m->decoder->step_weights().has_value()) << "bf16 products";
   }

@@ -53,6 +53,26 @@ TEST(Int8Rows, QuantizeMatchesScaledRoundedRowsAtEveryVectorTail) {
   }
 }
 
+TEST(Int8Rows, ShiftedRowsAreTheQuantizedBytesPlus128ThenPaddedWithZeros) {
+  torch::manual_seed(5);
+  for (int64_t n : {1, 7, 16, 17, 33, 128, 1000}) {
+    const int64_t padded = (n + 63) / 64 * 64;
+    auto x = torch::randn({4, n}) * torch::tensor({0.01f, 1.0f, 0.0f, 30.0f}).unsqueeze(1);
+    const auto want = quantize(x);
+    std::vector<uint8_t> u(4 * padded, 0x11);
+    auto scales = torch::empty({4});
+    quantize_rows_shifted(x.data_ptr<float>(), 4, n, padded, u.data(), scales.data_ptr<float>());
+    EXPECT_TRUE(torch::equal(scales, want.scales)) << "n " << n;
+    const auto q = want.q.accessor<int8_t, 2>();
+    for (int64_t r = 0; r < 4; ++r) {
+      for (int64_t k = 0; k < padded; ++k) {
+        const int expected = k < n ? q[r][k] + 128 : 128;
+        ASSERT_EQ(u[r * padded + k], expected) << "n " << n << " row " << r << " byte " << k;
+      }
+    }
+  }
+}
+
 TEST(Int8Rows, TiesRoundToEvenInVectorsAndTail) {
   // max 127: the scale is 1, so x itself is rounded; 40 values put ties in
   // both the 16-wide part and the tail.

@@ -125,7 +125,8 @@ TEST_P(StepAttentionTest, CoverageAddsTheHeadMeanOfTheWeights) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DtypesAndHeadSizes, StepAttentionTest,
-                         ::testing::Values(Case{torch::kFloat, 64}, Case{torch::kFloat, 20}, Case{torch::kBFloat16, 64},
+                         ::testing::Values(Case{torch::kFloat, 64}, Case{torch::kFloat, 32}, Case{torch::kFloat, 20},
+                                           Case{torch::kBFloat16, 64}, Case{torch::kBFloat16, 32},
                                            Case{torch::kBFloat16, 8}));
 
 TEST(StepAttention, RefusesLayoutsOutsideItsBuffers) {
