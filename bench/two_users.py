@@ -96,6 +96,7 @@ def main():
     ap.add_argument("--precision", default="fp32", help="ours: fp32, bf16 or int8")
     ap.add_argument("--ct2-type", default="float32", help="CTranslate2's compute type")
     ap.add_argument("--port", type=int, default=18089)
+    ap.add_argument("--threads", type=int, default=2, help="our server's --threads")
     ap.add_argument("--server-flags", default="", help="more flags for our server (e.g. --batch-wait-ms 0)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--build", default="build")
@@ -114,7 +115,7 @@ def main():
     print("%s; %d lines, beam %d, ours %s, CTranslate2 %s; OpenBLAS settings unset" % (
         cpu_description(), len(lines), a.beam, a.precision, a.ct2_type if have_ct2 else "not measured"), flush=True)
     server = subprocess.Popen([os.path.join(a.build, "translator"), "--serve", "--model", a.model, "--port",
-                               str(a.port), "--threads", "2", "--precision", a.precision, "--beam", str(a.beam),
+                               str(a.port), "--threads", str(a.threads), "--precision", a.precision, "--beam", str(a.beam),
                                "--length-penalty", "0.6", "--no-coverage-check", "--no-ui"] + a.server_flags.split(),
                               env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
