@@ -184,6 +184,7 @@ class Translator {
   void set_glossary(std::shared_ptr<const memory::Glossary> glossary) { glossary_ = std::move(glossary); }
   const std::shared_ptr<const memory::Glossary>& glossary() const { return glossary_; }
   const TranslatorOptions& options() const { return options_; }
+  const torch::Device& device() const { return device_; }
   const vocab::Vocabularies& vocabs() const { return vocabs_; }
   model::TransformerImpl& model() { return *model_; }
 

@@ -8,6 +8,7 @@
 #include <ATen/Parallel.h>
 
 #include "decode/placeholder_restore.h"
+#include "kernels/onednn_cache.h"
 #include "util/error.h"
 
 namespace nmt::serve {
@@ -31,18 +32,25 @@ void BatcherOptions::validate() const {
   if (max_wait_ms < 0) throw UsageError("--batch-wait-ms must not be negative.");
   if (queue_sentences < 1)
     throw UsageError("--queue-sentences must be at least 1 (got " + std::to_string(queue_sentences) + ").");
+  if (workers < 0) throw UsageError("--serve-workers must not be negative (got " + std::to_string(workers) + ").");
 }
 
 Batcher::Batcher(decode::Translator& translator, BatcherOptions options, ServerMetrics& metrics, ComputeTurns* turns)
     : translator_(translator), options_(options), metrics_(metrics), turns_(turns) {
   options_.validate();
-  // ATen's OpenMP pool size is a per-thread setting: the worker takes the
-  // creating thread's (the command line's --threads), not OpenMP's default.
-  const int threads = at::get_num_threads();
-  worker_ = std::thread([this, threads] {
-    at::set_num_threads(threads);
-    run();
-  });
+  options_.workers = std::max<int64_t>(1, options_.workers);
+  // ATen's OpenMP pool size is a per-thread setting: a lone worker takes the
+  // creating thread's (the command line's --threads), not OpenMP's default;
+  // several take one thread each.
+  const int threads = options_.workers > 1 ? 1 : at::get_num_threads();
+  // oneDNN 2.6 fails once its cache evicts what several threads used (kernels/onednn_cache.h).
+  if (options_.workers > 1) kernels::keep_onednn_primitives();
+  for (int64_t w = 0; w < options_.workers; ++w) {
+    workers_.emplace_back([this, threads] {
+      at::set_num_threads(threads);
+      run();
+    });
+  }
 }
 
 Batcher::~Batcher() { stop(); }
@@ -53,7 +61,9 @@ void Batcher::stop() {
     stopping_ = true;
   }
   wake_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  for (auto& worker : workers_) {
+    if (worker.joinable()) worker.join();
+  }
 }
 
 struct Batcher::Task {
@@ -143,6 +153,10 @@ void Batcher::run_on_worker(const std::function<void()>& call) {
 }
 
 bool Batcher::run_tasks(std::unique_lock<std::mutex>& lock) {
+  // Tasks run alone: once every round has ended, on one worker at a time.
+  wake_.wait(lock, [&] { return tasks_.empty() || (rounds_running_ == 0 && !task_running_); });
+  if (tasks_.empty()) return false;
+  task_running_ = true;
   bool any = false;
   while (!tasks_.empty()) {
     auto task = tasks_.front();
@@ -159,7 +173,9 @@ bool Batcher::run_tasks(std::unique_lock<std::mutex>& lock) {
     task->done = true;
     any = true;
   }
-  if (any) done_.notify_all();
+  task_running_ = false;
+  done_.notify_all();
+  wake_.notify_all();  // rounds may start again
   return any;
 }
 
@@ -181,21 +197,29 @@ void Batcher::enqueue_and_wait(const std::shared_ptr<Request>& request, std::vec
     }
     metrics_.add_queued(static_cast<int64_t>(items.size()));
   }
-  wake_.notify_one();
+  wake_.notify_all();  // workers wait on wake_ for different things: tasks, company, work
   std::unique_lock<std::mutex> lock(request->mutex);
   request->done.wait(lock, [&] { return request->pending == 0; });
   if (request->error) std::rethrow_exception(request->error);
 }
 
 void Batcher::run() {
-  free_since_ = std::chrono::steady_clock::now();
+  auto free_since = std::chrono::steady_clock::now();
+  size_t last_round_requests = 0;
   for (;;) {
-    std::vector<Item> round = next_round();
+    std::vector<Item> round = next_round(free_since, last_round_requests);
     if (round.empty()) return;  // stopping, and nothing is left
-    std::optional<ComputeTurns::Turn> turn;
-    if (turns_) turn.emplace(turns_->take());
-    translate_round(round);
-    free_since_ = std::chrono::steady_clock::now();
+    {
+      std::optional<ComputeTurns::Turn> turn;
+      if (turns_) turn.emplace(turns_->take());
+      translate_round(round);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --rounds_running_;
+    }
+    wake_.notify_all();  // tasks wait for rounds to end
+    free_since = std::chrono::steady_clock::now();
   }
 }
 
@@ -209,25 +233,36 @@ bool Batcher::budget_full() const {
 // sentence's arrival and the end of the last round; takes the oldest
 // sentences that fit. A lone client is never kept waiting for company that
 // is not coming; a crowd is waited for as before.
-std::vector<Batcher::Item> Batcher::next_round() {
+std::vector<Batcher::Item> Batcher::next_round(std::chrono::steady_clock::time_point free_since,
+                                               size_t& last_round_requests) {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !tasks_.empty(); });
-    if (!run_tasks(lock)) break;
+    if (!tasks_.empty()) {
+      run_tasks(lock);  // or wait while another worker runs them
+      continue;
+    }
+    if (queue_.empty()) return {};  // stopping
+    const auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double, std::milli>(options_.max_wait_ms));
+    const size_t company = std::max<size_t>(1, last_round_requests);
+    wake_.wait_until(lock, std::max(queue_.front().arrived, free_since) + wait, [&] {
+      return stopping_ || budget_full() || queued_requests_ >= company || !tasks_.empty() || queue_.empty();
+    });
+    // Another worker took the queue meanwhile, or a task came first.
+    if (!queue_.empty() && tasks_.empty()) break;
   }
-  if (queue_.empty()) return {};
-  const auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double, std::milli>(options_.max_wait_ms));
-  const size_t company = std::max<size_t>(1, last_round_requests_);
-  wake_.wait_until(lock, std::max(queue_.front().arrived, free_since_) + wait,
-                   [&] { return stopping_ || budget_full() || queued_requests_ >= company; });
+  // With other workers free, only this worker's share of what waits.
+  const int64_t free_workers = std::max<int64_t>(1, options_.workers - rounds_running_);
+  const auto share = static_cast<int64_t>((queue_.size() + free_workers - 1) / free_workers);
+  const int64_t most = std::min(options_.round_sentences, share);
   // The oldest sentence and those after it that are searched the same way
   // (most requests use the server's options; others wait for a round of
   // their own), as long as the budget holds.
   std::vector<Item> round;
   int64_t tokens = 0;
   const decode::SearchOptions search = queue_.front().request->search;
-  for (auto it = queue_.begin(); it != queue_.end() && static_cast<int64_t>(round.size()) < options_.round_sentences;) {
+  for (auto it = queue_.begin(); it != queue_.end() && static_cast<int64_t>(round.size()) < most;) {
     if (!(it->request->search == search)) {
       ++it;
       continue;
@@ -240,7 +275,8 @@ std::vector<Batcher::Item> Batcher::next_round() {
   }
   std::set<const Request*> served;
   for (const auto& item : round) served.insert(item.request.get());
-  last_round_requests_ = served.size();
+  last_round_requests = served.size();
+  ++rounds_running_;
   queued_tokens_ -= tokens;
   metrics_.add_queued(-static_cast<int64_t>(round.size()));
   return round;

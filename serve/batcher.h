@@ -1,6 +1,6 @@
 // Batching across requests. HTTP threads plan their lines (split into
-// sentences and pieces that fit the model, and encoded) and wait; one
-// worker thread gathers the pieces of all pending requests into a round,
+// sentences and pieces that fit the model, and encoded) and wait; a worker
+// thread gathers the pieces of all pending requests into a round,
 // oldest first, up to a budget (sentences and source tokens) or until it has
 // waited a few milliseconds for company, translates the round as the command
 // line translates a file (sorted by length into batches of the translator's
@@ -17,6 +17,16 @@
 // waits up to the same few milliseconds for the clients it has just answered
 // (as many requests as that round served), so the length sort has the whole
 // crowd to choose from, while a lone client is answered without a wait.
+//
+// Several workers (BatcherOptions::workers) decode rounds at once, each on
+// its own core with one intra-op thread, as CTranslate2's inter_threads do:
+// two users each get a core and neither waits for the other's sentence (one
+// worker splitting each product over two cores answered two users in 6.49
+// ms median, one worker on one core in 4.70: bench/two_users.py,
+// docs/performance.md). A worker that forms a round while others are free
+// takes only its share of what waits, so one large request still uses every
+// core. What runs on the workers between rounds (run_on_worker) runs while
+// no round does.
 #pragma once
 
 #include <chrono>
@@ -42,6 +52,9 @@ struct BatcherOptions {
   int64_t round_tokens = 8192;     // source tokens gathered into one round at most (one longer sentence still goes)
   double max_wait_ms = 5;          // how long a round waits for company once the worker is free and work waits
   int64_t queue_sentences = 4096;  // sentences waiting at most; a request that does not fit is refused
+  // Rounds decoded at once; above 1, each worker decodes on one thread. 0:
+  // ServedModels picks (workers_for), a bare Batcher takes 1.
+  int64_t workers = 0;
   void validate() const;           // UsageError naming the option
 };
 
@@ -59,9 +72,11 @@ class ShuttingDown : public std::runtime_error {
 
 class Batcher {
  public:
-  // `translator`, `metrics` and `turns` must outlive the batcher; the worker
-  // starts here. With `turns`, every round and task waits for its turn on the
-  // cores that other batchers share (compute_turns.h).
+  // `translator`, `metrics` and `turns` must outlive the batcher; the workers
+  // start here, each on the creating thread's intra-op thread count (one
+  // worker) or on one thread (several). With `turns`, every round and task
+  // waits for its turn on the cores that other batchers share
+  // (compute_turns.h).
   Batcher(decode::Translator& translator, BatcherOptions options, ServerMetrics& metrics,
           ComputeTurns* turns = nullptr);
   ~Batcher();
@@ -85,14 +100,14 @@ class Batcher {
   // unknown tokens are copied on the worker.
   std::vector<std::vector<std::vector<decode::Hypothesis>>> translate_checked(std::vector<decode::LinePlan>& plans,
                                                                               const decode::SearchOptions& search);
-  // Runs `call` on the worker thread between rounds, blocking the caller:
+  // Runs `call` on a worker thread while no round runs, blocking the caller:
   // what else uses the model (the alignment passes of HTML and of the page's
   // word links) must not run beside a round.
   void run_on_worker(const std::function<void()>& call);
 
   decode::Translator& translator() { return translator_; }
 
-  // Translates what is queued, then ends the worker; later calls throw.
+  // Translates what is queued, then ends the workers; later calls throw.
   void stop();
 
  private:
@@ -108,8 +123,11 @@ class Batcher {
   void enqueue_and_wait(const std::shared_ptr<Request>& request, std::vector<Item>& items);
   bool run_tasks(std::unique_lock<std::mutex>& lock);  // true when it ran any
   void log_long_sentences(int64_t count);
+  // A worker's loop: `free_since` when it finished its last round,
+  // `last_round_requests` the requests that round served (the company the
+  // next one waits for).
   void run();
-  std::vector<Item> next_round();
+  std::vector<Item> next_round(std::chrono::steady_clock::time_point free_since, size_t& last_round_requests);
   bool budget_full() const;  // with mutex_ held
   void translate_round(std::vector<Item>& round);
   static void finish_item(Request& request, std::exception_ptr error);
@@ -123,11 +141,11 @@ class Batcher {
   std::deque<Item> queue_;
   std::deque<std::shared_ptr<Task>> tasks_;
   int64_t queued_tokens_ = 0;
-  size_t queued_requests_ = 0;      // requests with sentences in the queue
-  size_t last_round_requests_ = 0;  // requests the last round served: the company the next one waits for
+  size_t queued_requests_ = 0;  // requests with sentences in the queue
+  int64_t rounds_running_ = 0;  // rounds being translated now
+  bool task_running_ = false;   // a worker runs tasks_ (no round starts meanwhile)
   bool stopping_ = false;
-  std::chrono::steady_clock::time_point free_since_;  // when the worker finished its last round (worker only)
-  std::thread worker_;
+  std::vector<std::thread> workers_;
   std::mutex log_mutex_;
   int64_t long_sentences_unlogged_ = 0;
   std::chrono::steady_clock::time_point last_long_log_;

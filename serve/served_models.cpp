@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <ATen/Parallel.h>
+
+#include "kernels/int8_step_product.h"
+#include "kernels/packed_linear.h"
 #include "serve/http_error.h"
 
 namespace nmt::serve {
@@ -15,11 +19,25 @@ std::vector<data::LanguagePair> pairs_of(const std::vector<ModelEntry>& models) 
 
 }  // namespace
 
+int64_t workers_for(const decode::Translator& translator, size_t models, const BatcherOptions& batching) {
+  if (models > 1) return 1;  // turns: one round at a time on all the cores
+  if (batching.workers > 0) return batching.workers;
+  const auto precision = translator.options().precision;
+  const bool own_kernels =
+      (precision == Precision::kFp32 && kernels::PackedLinear::available(torch::kFloat)) ||
+      (precision == Precision::kInt8 && kernels::Int8StepWeights::available());
+  return translator.device().is_cpu() && own_kernels ? std::max(1, at::get_num_threads()) : 1;
+}
+
 ServedModels::ServedModels(std::vector<ModelEntry> models, const BatcherOptions& batching, ServerMetrics& metrics)
     : models_(std::move(models)), routes_(pairs_of(models_)) {
   // One model needs no turns: its batcher is the only one using the cores.
   ComputeTurns* turns = models_.size() > 1 ? &turns_ : nullptr;
-  for (auto& m : models_) batchers_.push_back(std::make_unique<Batcher>(*m.translator, batching, metrics, turns));
+  for (auto& m : models_) {
+    BatcherOptions options = batching;
+    options.workers = workers_for(*m.translator, models_.size(), batching);
+    batchers_.push_back(std::make_unique<Batcher>(*m.translator, options, metrics, turns));
+  }
 }
 
 ServedModels::~ServedModels() { stop(); }
