@@ -1,5 +1,7 @@
 // Decoding runs without dropout: a model borrowed from training is put in
-// eval mode for a pass and goes back to training mode afterwards.
+// eval mode for a pass and goes back to training mode afterwards. A model in
+// eval mode already is left untouched (nothing written), so that the
+// server's workers may decode on it at once.
 #pragma once
 
 #include "model/transformer.h"
@@ -9,7 +11,7 @@ namespace nmt::decode {
 class EvalMode {
  public:
   explicit EvalMode(model::TransformerImpl& model) : model_(model), was_training_(model.is_training()) {
-    model_.eval();
+    if (was_training_) model_.eval();
   }
   ~EvalMode() {
     if (was_training_) model_.train();
