@@ -227,12 +227,14 @@ bool Batcher::budget_full() const {
   return static_cast<int64_t>(queue_.size()) >= options_.round_sentences || queued_tokens_ >= options_.round_tokens;
 }
 
-// Waits for work, then for company until the budget is full, as many
-// requests wait as the last round served (the clients it answered, asking
-// again), or max_wait_ms have passed since the later of the oldest
-// sentence's arrival and the end of the last round; takes the oldest
-// sentences that fit. A lone client is never kept waiting for company that
-// is not coming; a crowd is waited for as before.
+// A worker's next round. Runs pending tasks first (run_tasks). Waits for
+// work, then for company until the budget is full, as many requests wait as
+// this worker's last round served (the clients it answered, asking again),
+// or max_wait_ms have passed since the later of the oldest sentence's
+// arrival and the end of its last round; takes the oldest sentences that
+// fit, at most its share of the queue among the workers not in a round. A
+// lone client is never kept waiting for company that is not coming; a crowd
+// is waited for as before.
 std::vector<Batcher::Item> Batcher::next_round(std::chrono::steady_clock::time_point free_since,
                                                size_t& last_round_requests) {
   std::unique_lock<std::mutex> lock(mutex_);
