@@ -79,9 +79,9 @@ void add_serve_options(CLI::App& app, ServeArgs& s) {
                  "With --serve: how long a free translator waits for more requests to join a round")
       ->capture_default_str();
   app.add_option("--serve-workers", o.batching.workers,
-                 "With --serve: rounds translated at once, each on one core (0: one per --threads where the "
-                 "precision's products are this library's kernels, fp32 or int8 with VNNI, and one model is served; "
-                 "else 1, every round on all --threads)")
+                 "With --serve: rounds translated at once, each on one core, where the precision's products are "
+                 "this library's kernels (fp32, or int8 with VNNI) and one model is served (0: one per --threads); "
+                 "else always 1, every round on all --threads")
       ->capture_default_str();
   app.add_option("--queue-sentences", o.batching.queue_sentences,
                  "With --serve: sentences waiting at most; beyond it requests get 429")

@@ -21,12 +21,12 @@ std::vector<data::LanguagePair> pairs_of(const std::vector<ModelEntry>& models) 
 
 int64_t workers_for(const decode::Translator& translator, size_t models, const BatcherOptions& batching) {
   if (models > 1) return 1;  // turns: one round at a time on all the cores
-  if (batching.workers > 0) return batching.workers;
   const auto precision = translator.options().precision;
   const bool own_kernels =
       (precision == Precision::kFp32 && kernels::PackedLinear::available(torch::kFloat)) ||
       (precision == Precision::kInt8 && kernels::Int8StepWeights::available());
-  return translator.device().is_cpu() && own_kernels ? std::max(1, at::get_num_threads()) : 1;
+  if (!translator.device().is_cpu() || !own_kernels) return 1;
+  return batching.workers > 0 ? batching.workers : std::max(1, at::get_num_threads());
 }
 
 ServedModels::ServedModels(std::vector<ModelEntry> models, const BatcherOptions& batching, ServerMetrics& metrics)

@@ -39,12 +39,12 @@ struct TextRequest {
   std::shared_ptr<const memory::Glossary> glossary;
 };
 
-// How many rounds a model's batcher decodes at once where the options leave
-// it open (BatcherOptions::workers 0): one a core of the calling thread's
-// --threads where every product of a step runs this library's kernels (fp32,
-// or int8 with VNNI, on the CPU) and the model is served alone; else one
-// (several models take turns on the cores; oneDNN's bf16 cache grows with
-// every shape that several threads meet, kernels/onednn_cache.h).
+// How many rounds a model's batcher decodes at once: where every product of
+// a step runs this library's kernels (fp32, or int8 with VNNI, on the CPU)
+// and the model is served alone, BatcherOptions::workers, or where that is 0
+// one a core of the calling thread's --threads; else one. Several models
+// take turns on the cores; oneDNN's bf16 products failed from several
+// threads under load (cli/translator_cli.cpp, kernels/onednn_cache.h).
 int64_t workers_for(const decode::Translator& translator, size_t models, const BatcherOptions& batching);
 
 class ServedModels {

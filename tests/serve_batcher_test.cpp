@@ -118,6 +118,7 @@ TEST_F(BatcherTest, ServedAloneOnOwnKernelsAModelGetsAWorkerACore) {
   bf16.precision = Precision::kBf16;
   decode::Translator oneDNN(loaded_.model, loaded_.vocabs, bf16);
   EXPECT_EQ(workers_for(oneDNN, 1, BatcherOptions{}), 1) << "bf16 products are oneDNN's";
+  EXPECT_EQ(workers_for(oneDNN, 1, options), 1) << "even when asked for";
 }
 
 TEST_F(BatcherTest, ConcurrentCallersGetWhatTheirLinesAloneGive) {
